@@ -1,0 +1,56 @@
+-- wrk script used by bench/run for every workload and server.
+--
+-- The request comes from the environment (set by bench/run):
+--   BENCH_METHOD    GET, POST, … (default GET)
+--   BENCH_PATH      request path; `{rand}` is replaced per request by a random id in
+--                   1..BENCH_RAND_MAX (default: the path of the URL given to wrk)
+--   BENCH_BODY      request body (empty: none)
+--   BENCH_HEADERS   extra headers, one `Name: value` per line (auth tokens go here)
+--
+-- done() prints one machine-readable line:
+--   BENCH_RESULT requests=N duration_s=S rps=R p50_us=A p90_us=B p99_us=C max_us=D
+--                non2xx=E socket_errors=F
+-- (non2xx counts wrk's "status > 399" errors; socket_errors = connect + read + write + timeout).
+
+local method = os.getenv("BENCH_METHOD")
+local path = os.getenv("BENCH_PATH")
+local body = os.getenv("BENCH_BODY")
+local headers = os.getenv("BENCH_HEADERS")
+local rand_max = tonumber(os.getenv("BENCH_RAND_MAX") or "") or 1000
+
+if method and method ~= "" then wrk.method = method end
+if path and path ~= "" then wrk.path = path end
+if body and body ~= "" then wrk.body = body end
+if headers then
+  for line in headers:gmatch("[^\n]+") do
+    local name, value = line:match("^%s*([^:]-)%s*:%s*(.-)%s*$")
+    if name and name ~= "" then wrk.headers[name] = value end
+  end
+end
+
+-- A path with `{rand}` needs a fresh request each time; any other request is built once by wrk
+-- (a global `request` function is what makes wrk call Lua per request, so define it only here).
+if wrk.path:find("{rand}", 1, true) then
+  local template = wrk.path
+  function setup(thread)
+    thread:set("seed", math.random(1, 2147483647))
+  end
+  function init(args)
+    math.randomseed(seed or os.time())
+  end
+  function request()
+    local p = template:gsub("{rand}", tostring(math.random(1, rand_max)))
+    return wrk.format(nil, p)
+  end
+end
+
+function done(summary, latency, requests)
+  local seconds = summary.duration / 1e6
+  local e = summary.errors
+  io.write(string.format(
+    "BENCH_RESULT requests=%d duration_s=%.3f rps=%.1f p50_us=%.0f p90_us=%.0f p99_us=%.0f " ..
+    "max_us=%.0f non2xx=%d socket_errors=%d\n",
+    summary.requests, seconds, summary.requests / seconds,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
+    e.status, e.connect + e.read + e.write + e.timeout))
+end

@@ -1,0 +1,44 @@
+// The composition root: opens the database, migrates it to the config, registers every route in
+// order and serves. Used by `cairn serve` and, in-process on port 0, by the end-to-end tests.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "app/settings.hpp"
+#include "common/result.hpp"
+#include "config/model.hpp"
+#include "db/database.hpp"
+#include "http/router.hpp"
+#include "http/server.hpp"
+
+namespace cairn::app {
+
+struct ApplicationOptions {
+  Settings settings;
+  config::AppConfig config;
+  // Registers additional routes after the built-in ones (tests use it for probes).
+  std::function<Status(http::Router&, db::Database&)> extra_routes;
+  // Adjusts server options after they are derived from the settings (tests shorten timeouts).
+  std::function<void(http::ServerOptions&)> tune_server;
+};
+
+class Application {
+ public:
+  static Result<std::unique_ptr<Application>> Start(ApplicationOptions options);
+  ~Application();
+
+  std::uint16_t port() const;
+  db::Database& database();
+  // Graceful: stop accepting, finish in-flight requests, close the database. Idempotent.
+  void Shutdown();
+
+  struct Parts;
+  explicit Application(std::unique_ptr<Parts> parts);
+
+ private:
+  std::unique_ptr<Parts> parts_;
+};
+
+}  // namespace cairn::app

@@ -1,0 +1,218 @@
+#include "app/settings.hpp"
+
+#include <charconv>
+#include <cstdlib>
+
+#include <boost/asio/ip/address.hpp>
+#include <boost/json/parse.hpp>
+
+namespace cairn::app {
+namespace {
+
+constexpr int kMaxPoolSize = 1000;
+constexpr int kMaxThreads = 1024;
+
+class Reader {
+ public:
+  Reader(const Flags& flags, const EnvLookup& env) : flags_(flags), env_(env) {}
+
+  // The flag `--flag`, else the environment variable `env_name`.
+  std::optional<std::string> Get(const char* flag, const char* env_name) {
+    if (flag != nullptr) {
+      if (auto it = flags_.find(flag); it != flags_.end()) {
+        source_ = std::string("--") + flag;
+        return it->second;
+      }
+    }
+    if (env_name != nullptr) {
+      if (auto value = env_(env_name); value && !value->empty()) {
+        source_ = env_name;
+        return value;
+      }
+    }
+    return std::nullopt;
+  }
+
+  void Fail(std::string message) { errors_.push_back({source_, std::move(message)}); }
+
+  template <class Int>
+  void ReadInt(const char* flag, const char* env_name, Int& out, long long min, long long max) {
+    auto text = Get(flag, env_name);
+    if (!text) return;
+    long long value = 0;
+    auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+    if (ec != std::errc() || end != text->data() + text->size() || value < min || value > max) {
+      Fail("must be an integer from " + std::to_string(min) + " to " + std::to_string(max) +
+           " (got \"" + *text + "\")");
+      return;
+    }
+    out = static_cast<Int>(value);
+  }
+
+  void ReadBool(const char* flag, const char* env_name, bool& out) {
+    auto text = Get(flag, env_name);
+    if (!text) return;
+    if (*text == "true" || *text == "1")
+      out = true;
+    else if (*text == "false" || *text == "0")
+      out = false;
+    else
+      Fail("must be true or false (got \"" + *text + "\")");
+  }
+
+  void ReadChoice(const char* flag, const char* env_name, std::string& out,
+                  std::initializer_list<const char*> choices) {
+    auto text = Get(flag, env_name);
+    if (!text) return;
+    std::string allowed;
+    for (const char* choice : choices) {
+      if (*text == choice) {
+        out = *text;
+        return;
+      }
+      if (!allowed.empty()) allowed += ", ";
+      allowed += choice;
+    }
+    Fail("must be one of " + allowed + " (got \"" + *text + "\")");
+  }
+
+  std::vector<FieldError>& errors() { return errors_; }
+
+ private:
+  const Flags& flags_;
+  const EnvLookup& env_;
+  std::string source_;
+  std::vector<FieldError> errors_;
+};
+
+std::vector<std::string> SplitComma(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    std::string part = text.substr(start, end - start);
+    while (!part.empty() && part.front() == ' ') part.erase(part.begin());
+    while (!part.empty() && part.back() == ' ') part.pop_back();
+    if (!part.empty()) parts.push_back(part);
+    start = end + 1;
+  }
+  return parts;
+}
+
+void ReadPublicPaths(Reader& reader, Settings& settings) {
+  auto text = reader.Get(nullptr, "STORAGE_PUBLIC_PATHS");
+  if (!text) return;
+  settings.storage_public_paths = SplitComma(*text);
+  const auto& paths = settings.storage_public_paths;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    if (paths[i].ends_with("*")) {
+      reader.Fail("\"" + paths[i] + "\" must not end with a wildcard: prefixes match already");
+    }
+    for (std::size_t j = 0; j < paths.size(); ++j) {
+      if (i != j && paths[j].starts_with(paths[i]) && (i < j || paths[i] != paths[j])) {
+        reader.Fail("\"" + paths[i] + "\" overlaps \"" + paths[j] + "\"");
+      }
+    }
+  }
+}
+
+void ReadTransformPresets(Reader& reader, Settings& settings) {
+  auto text = reader.Get(nullptr, "STORAGE_TRANSFORM_PRESETS");
+  if (!text) return;
+  boost::system::error_code ec;
+  auto value = boost::json::parse(*text, ec);
+  if (ec || !value.is_object()) {
+    reader.Fail("must be a JSON object of preset name → transform");
+    return;
+  }
+  for (const auto& preset : value.get_object()) {
+    const auto name = std::string_view(preset.key());
+    bool valid_name = !name.empty();
+    for (char c : name) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') valid_name = false;
+    }
+    if (!valid_name)
+      reader.Fail("preset name \"" + std::string(name) + "\" must be alphanumeric with hyphens");
+    if (!preset.value().is_object())
+      reader.Fail("preset \"" + std::string(name) + "\" must be an object");
+  }
+  settings.storage_transform_presets = *text;
+}
+
+}  // namespace
+
+EnvLookup ProcessEnvironment() {
+  return [](const char* name) -> std::optional<std::string> {
+    const char* value = std::getenv(name);
+    if (value == nullptr) return std::nullopt;
+    return std::string(value);
+  };
+}
+
+Result<Settings> LoadSettings(const Flags& flags, const EnvLookup& env) {
+  Settings settings;
+  Reader reader(flags, env);
+
+  if (auto host = reader.Get("host", "HOST")) {
+    boost::system::error_code ec;
+    boost::asio::ip::make_address(*host, ec);
+    if (ec)
+      reader.Fail("must be an IP address such as 127.0.0.1 or 0.0.0.0 (got \"" + *host + "\")");
+    settings.host = *host;
+  }
+  reader.ReadInt("port", "PORT", settings.port, 0, 65535);
+  if (auto dir = reader.Get("data-dir", "CAIRN_DATA_DIR")) settings.data_dir = *dir;
+  if (auto level = reader.Get("log-level", "LOG_LEVEL")) {
+    if (!log::ParseLevel(*level, settings.log_level)) {
+      reader.Fail("must be one of debug, info, warn, error (got \"" + *level + "\")");
+    }
+  }
+  if (auto url = reader.Get("database-url", "DATABASE_URL")) {
+    if (!url->starts_with("postgres://") && !url->starts_with("postgresql://")) {
+      reader.Fail("must start with postgres:// or postgresql:// (unset it to use SQLite)");
+    }
+    settings.database_url = *url;
+  }
+  reader.ReadInt(nullptr, "DATABASE_POOL_SIZE", settings.database_pool_size, 1, kMaxPoolSize);
+  reader.ReadBool(nullptr, "CAIRN_ALLOW_DESTRUCTIVE", settings.allow_destructive);
+  reader.ReadInt(nullptr, "CAIRN_IO_THREADS", settings.io_threads, 1, kMaxThreads);
+  reader.ReadInt(nullptr, "CAIRN_WORKER_THREADS", settings.worker_threads, 1, kMaxThreads);
+
+  if (auto secret = reader.Get(nullptr, "AUTH_SECRET")) settings.auth_secret = *secret;
+  reader.ReadChoice(nullptr, "STORAGE_DEFAULT_ACCESS", settings.storage_default_access,
+                    {"private", "public"});
+  ReadPublicPaths(reader, settings);
+  ReadTransformPresets(reader, settings);
+  if (auto dir = reader.Get(nullptr, "STORAGE_TRANSFORM_CACHE_DIR")) {
+    settings.storage_transform_cache_dir = *dir;
+  }
+  reader.ReadInt(nullptr, "STORAGE_TRANSFORM_CACHE_MAX_SIZE",
+                 settings.storage_transform_cache_max_mb, 1, 1'000'000);
+  reader.ReadChoice(nullptr, "ECO_IMAGE_FORMAT", settings.eco_image_format,
+                    {"avif", "webp", "jpeg", "png"});
+  int purge_days = 0;
+  reader.ReadInt(nullptr, "ECO_RETENTION_PURGE_DAYS", purge_days, 1, 36500);
+  if (purge_days > 0) settings.eco_retention_purge_days = purge_days;
+  reader.ReadBool(nullptr, "SCHEMA_EDIT_API_ENABLED", settings.schema_edit_api_enabled);
+
+  if (auto base = reader.Get("base-url", "BASE_URL")) {
+    if (!base->starts_with("http://") && !base->starts_with("https://")) {
+      reader.Fail("must be an http:// or https:// URL");
+    }
+    while (!base->empty() && base->back() == '/') base->pop_back();
+    settings.base_url = *base;
+  } else {
+    settings.base_url = "http://" + settings.host + ":" + std::to_string(settings.port);
+  }
+
+  if (!reader.errors().empty()) {
+    std::string message = "Invalid settings:";
+    for (const auto& error : reader.errors())
+      message += "\n  " + error.field + ": " + error.message;
+    return Error::Validation(std::move(message), std::move(reader.errors()));
+  }
+  return settings;
+}
+
+}  // namespace cairn::app

@@ -1,0 +1,50 @@
+// Operator settings (D2): flags beat environment beats defaults. A bad value is a startup error
+// that names the setting.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/log.hpp"
+#include "common/result.hpp"
+
+namespace cairn::app {
+
+struct Settings {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 3000;
+  std::string data_dir = "./cairn_data";
+  std::string base_url;  // default http://<host>:<port>
+  log::Level log_level = log::Level::kInfo;
+  std::string database_url;  // empty → SQLite at <data_dir>/cairn.db
+  int database_pool_size = 0;
+  bool allow_destructive = false;
+  int io_threads = 0;
+  int worker_threads = 0;
+
+  // Operator settings of the spec; validated here, used by the modules that own them.
+  std::string auth_secret;
+  std::string storage_default_access = "private";
+  std::vector<std::string> storage_public_paths;
+  std::string storage_transform_presets;  // JSON object text, validated
+  std::string storage_transform_cache_dir;
+  int storage_transform_cache_max_mb = 500;
+  std::string eco_image_format = "avif";
+  std::optional<int> eco_retention_purge_days;
+  bool schema_edit_api_enabled = false;
+};
+
+// Command-line flags already split into name → value (`--port 8080` → {"port","8080"}).
+using Flags = std::map<std::string, std::string>;
+// Environment lookup; returns nullopt when unset. Tests pass their own.
+using EnvLookup = std::function<std::optional<std::string>(const char*)>;
+
+EnvLookup ProcessEnvironment();
+// Every bad setting is reported; the error's `errors` name each one.
+Result<Settings> LoadSettings(const Flags& flags, const EnvLookup& env);
+
+}  // namespace cairn::app

@@ -1,0 +1,179 @@
+// The validated application configuration. Built only by the loader after validation succeeds,
+// so every member here already satisfies the spec's rules (see docs/config.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/json/value.hpp>
+
+namespace cairn::config {
+
+enum class FieldType {
+  kSingleLineText,
+  kLongText,
+  kPhoneNumber,
+  kEmail,
+  kUrl,
+  kInteger,
+  kDecimal,
+  kCurrency,
+  kPercentage,
+  kDate,
+  kDatetime,
+  kTime,
+  kCheckbox,
+  kSingleSelect,
+  kMultiSelect,
+  kRelationship,
+  kCreatedBy,
+  kUpdatedBy,
+  kDeletedBy,
+  kUpdatedAt,
+  kAttachment,
+  kMultipleAttachments,
+  kDuration,
+  kJson,
+};
+
+// The wire name of a type (`single-line-text`, …).
+std::string_view FieldTypeName(FieldType type);
+std::optional<FieldType> ParseFieldType(std::string_view name);
+// Every type, in declaration order.
+std::span<const FieldType> AllFieldTypes();
+
+// D7: lowercase, every character other than a-z and 0-9 becomes '-'.
+std::string TableSlug(std::string_view table_name);
+// The physical table name: lowercase, ' ' and '-' become '_'.
+std::string TableSqlName(std::string_view table_name);
+
+enum class RelationType { kManyToOne, kOneToMany, kManyToMany };
+enum class OnDelete { kRestrict, kCascade, kSetNull };
+
+// A permission value: `all`, `authenticated`, or a list of role names.
+struct PermissionRule {
+  enum class Kind { kAll, kAuthenticated, kRoles };
+  Kind kind = Kind::kAll;
+  std::vector<std::string> roles;
+};
+
+struct FieldPermission {
+  std::string field;
+  std::optional<PermissionRule> read;   // absent: unrestricted
+  std::optional<PermissionRule> write;  // absent: unrestricted
+};
+
+// D20. Absent rules take the defaults of D20 when evaluated (access/ applies them).
+struct TablePermissions {
+  std::optional<PermissionRule> read, create, update, remove, restore, permanent_delete, comment;
+  std::vector<FieldPermission> fields;
+};
+
+struct Field {
+  std::int64_t id = 0;
+  std::string name;  // also the SQL column name (pattern ^[a-z][a-z0-9_]*$), always quoted
+  FieldType type = FieldType::kSingleLineText;
+  bool required = false;
+  bool unique = false;
+  bool indexed = false;
+  boost::json::value default_value;  // null when absent
+  // Every type-specific property exactly as written (already validated).
+  boost::json::object properties;
+
+  // Typed views of the properties the backend needs.
+  std::optional<double> min, max;
+  int scale = 0;                      // decimal places for decimal, currency, percentage
+  std::vector<std::string> options;   // single-select, multi-select
+  std::optional<int> max_selections;  // multi-select
+  std::string currency;               // currency
+  std::string related_table;          // relationship: related table name
+  RelationType relation_type = RelationType::kManyToOne;
+  OnDelete on_delete = OnDelete::kSetNull;
+  std::string bucket = "default";  // attachment, multiple-attachments
+};
+
+struct IndexSpec {
+  std::vector<std::string> fields;
+  bool unique = false;
+};
+
+struct ViewSort {
+  std::string field;
+  bool descending = false;
+};
+
+struct View {
+  std::string id;  // as written (integer ids are kept as their decimal text)
+  std::string name;
+  boost::json::value filters;  // the and/or tree, null when absent
+  std::vector<ViewSort> sorts;
+};
+
+struct Table {
+  std::int64_t id = 0;
+  std::string name;      // as written
+  std::string slug;      // lowercase, non-alphanumerics to '-' (D7)
+  std::string sql_name;  // physical table name: lowercase, ' ' and '-' to '_'; always quoted
+  std::vector<Field> fields;
+  std::vector<View> views;
+  TablePermissions permissions;
+  std::vector<IndexSpec> indexes;
+
+  const Field* FindField(std::string_view field_name) const;
+};
+
+struct BucketPermissions {
+  std::optional<PermissionRule> sign, sign_upload, download, remove;
+};
+
+struct Bucket {
+  std::string name;
+  bool is_public = false;
+  std::optional<std::int64_t> max_file_size;
+  std::vector<std::string> allowed_mime_types;
+  std::optional<BucketPermissions> permissions;  // absent: admin only (D43)
+};
+
+struct Role {
+  std::string name;
+  std::string description;
+  std::optional<bool> storage_sign, storage_sign_upload;
+};
+
+struct AuthStrategy {
+  std::string type;  // emailAndPassword, magicLink, emailOtp, oauth
+  boost::json::object properties;
+};
+
+struct AuthConfig {
+  std::vector<AuthStrategy> strategies;
+  bool allow_sign_up = true;
+  std::string default_role = "member";
+  std::vector<Role> roles;  // custom roles; admin, member, viewer are built in
+  bool require_email_verification = false;
+  int min_password_length = 8;
+  int max_password_length = 128;
+  bool two_factor = false;
+};
+
+struct AppConfig {
+  std::string name;
+  std::string version;
+  std::string description;
+  std::vector<Table> tables;
+  std::vector<Bucket> buckets;  // always contains the private bucket `default` (D40)
+  std::optional<AuthConfig> auth;
+  bool analytics = false;
+  // The whole validated document ($refs resolved), kept for schema export.
+  boost::json::value document;
+
+  // By id, name (case-insensitive) or slug (D7).
+  const Table* FindTable(std::string_view id_name_or_slug) const;
+  const Bucket* FindBucket(std::string_view name) const;
+};
+
+}  // namespace cairn::config

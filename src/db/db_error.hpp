@@ -1,0 +1,33 @@
+// Database failures as cairn Errors. Each backend maps its driver codes to a DbErrorKind once;
+// this file turns the kind into the Error every caller sees and back (ErrorKindOf).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.hpp"
+#include "db/database.hpp"
+
+namespace cairn::db {
+
+// Error::reason of each kind.
+inline constexpr std::string_view kUniqueViolation = "UNIQUE_VIOLATION";
+inline constexpr std::string_view kForeignKeyViolation = "FOREIGN_KEY_VIOLATION";
+inline constexpr std::string_view kSerializationFailure = "SERIALIZATION_FAILURE";
+inline constexpr std::string_view kDatabaseUnavailable = "DATABASE_UNAVAILABLE";
+inline constexpr std::string_view kDatabaseError = "DATABASE_ERROR";
+
+// kUnique, kForeignKey, kBusy → kConflict; kUnavailable → kUnavailable; kOther → kInternal.
+// `detail` is the driver's message (logged, never sent). For unique violations, `columns` (when
+// known) become `errors: [{field: column, message: "must be unique"}]`.
+Error MakeDbError(DbErrorKind kind, std::string detail,
+                  const std::vector<std::string>& columns = {});
+
+// Columns named by SQLite's `UNIQUE constraint failed: t.a, t.b` (empty when not named).
+std::vector<std::string> SqliteUniqueColumns(std::string_view message);
+// Columns named by PostgreSQL's unique-violation detail `Key (a, b)=(…) already exists.`
+// (empty when the key is an expression).
+std::vector<std::string> PostgresKeyColumns(std::string_view detail);
+
+}  // namespace cairn::db

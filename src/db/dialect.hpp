@@ -1,0 +1,124 @@
+// Every SQL difference between SQLite and PostgreSQL, in one place (ARCHITECTURE.md). Code that
+// builds SQL asks the dialect instead of branching on the backend.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "common/result.hpp"
+
+namespace cairn::db {
+
+enum class Backend { kSqlite, kPostgres };
+
+// A table, column or index name. It is never spliced into SQL raw: `quoted()` is the only text
+// form that enters a statement (`"name"`, with `"` doubled). Both backends follow the SQL
+// standard here, so the quoting lives in the type itself.
+class Identifier {
+ public:
+  // Empty names and names containing NUL are broken invariants (config names are validated
+  // long before SQL is built): the constructor throws std::invalid_argument. Use Parse for
+  // names that come from outside.
+  explicit Identifier(std::string_view name);
+  static Result<Identifier> Parse(std::string_view name);
+
+  const std::string& name() const { return name_; }
+  const std::string& quoted() const { return quoted_; }
+  void AppendTo(std::string& out) const { out += quoted_; }
+
+  friend bool operator==(const Identifier& a, const Identifier& b) { return a.name_ == b.name_; }
+
+ private:
+  std::string name_;
+  std::string quoted_;
+};
+
+// The semantic kind of a column; each backend picks its physical type.
+enum class ColumnKind {
+  kId,         // the integer primary key, assigned by the database
+  kInt64,      // integers, durations in seconds, many-to-one references
+  kDouble,     // approximate numbers (not used for money: see kDecimal)
+  kText,       // text, dates `YYYY-MM-DD`, times
+  kBool,       // SQLite INTEGER 0/1, PostgreSQL BOOLEAN
+  kTimestamp,  // SQLite INTEGER epoch millis, PostgreSQL TIMESTAMPTZ(3)
+  kDecimal,    // D9: SQLite INTEGER units scaled by 10^scale, PostgreSQL NUMERIC(38, scale)
+  kJson,       // SQLite TEXT, PostgreSQL JSONB
+  kBlob,       // SQLite BLOB, PostgreSQL BYTEA
+};
+
+struct ColumnType {
+  ColumnKind kind = ColumnKind::kText;
+  int scale = 0;  // kDecimal only
+
+  friend bool operator==(const ColumnType&, const ColumnType&) = default;
+};
+
+// Largest decimal scale whose 10^scale fits int64 units (D9 decimals are int64 units).
+inline constexpr int kMaxDecimalScale = 18;
+// PostgreSQL's identifier limit (NAMEDATALEN - 1); longer names are silently truncated there.
+inline constexpr std::size_t kMaxIdentifierBytes = 63;
+
+class Dialect {
+ public:
+  static const Dialect& Sqlite();
+  static const Dialect& Postgres();
+  static const Dialect& For(Backend backend);
+
+  Backend backend() const { return backend_; }
+  std::string_view name() const;  // `sqlite`, `postgres`
+  bool is_postgres() const { return backend_ == Backend::kPostgres; }
+
+  // --- Statements -----------------------------------------------------------------------------
+  // Statements are written with `?` placeholders. PostgreSQL wants `$1, $2, …`: the backend
+  // translates once when it prepares a statement (and caches the result with it). `?` inside
+  // string literals, quoted identifiers and comments is left alone.
+  std::string TranslatePlaceholders(std::string_view sql) const;
+
+  // ` RETURNING "id"` (both backends support RETURNING; SQLite since 3.35).
+  std::string_view ReturningId() const { return " RETURNING \"id\""; }
+  // ` ON CONFLICT ("a", "b") DO UPDATE SET "c" = excluded."c", …`; with no update columns
+  // ` ON CONFLICT ("a", "b") DO NOTHING`.
+  std::string UpsertClause(std::span<const Identifier> conflict_columns,
+                           std::span<const Identifier> update_columns) const;
+  // Row lock for read-modify-write inside a write transaction. SQLite has one writer, so the
+  // transaction itself is the lock and the clause is empty.
+  std::string_view ForUpdate() const;
+  // `LIKE` that ignores case: PostgreSQL ILIKE; SQLite's LIKE is case-insensitive for ASCII.
+  std::string_view CaseInsensitiveLike() const;
+  // Escape clause for LIKE patterns built with EscapeLike (`\` escapes `%`, `_`, `\`).
+  std::string_view LikeEscape() const { return " ESCAPE '\\'"; }
+  static std::string EscapeLike(std::string_view text);
+  // Boolean literal: SQLite `1`/`0`, PostgreSQL `TRUE`/`FALSE`.
+  std::string_view BoolLiteral(bool value) const;
+  // A boolean expression, true when the JSON array in `column_sql` contains the text bound to
+  // its single `?` placeholder (multi-select filters).
+  std::string JsonArrayContainsText(std::string_view column_sql) const;
+  // The number of elements of the JSON array in `column_sql`.
+  std::string JsonArrayLength(std::string_view column_sql) const;
+
+  // --- Schema ---------------------------------------------------------------------------------
+  // Column type for DDL (`INTEGER PRIMARY KEY AUTOINCREMENT`, `NUMERIC(38, 2)`, …).
+  std::string ColumnTypeSql(ColumnType type) const;
+  // The type name introspection reports for a column of `type` (SQLite: the declared type;
+  // PostgreSQL: information_schema.columns.data_type), lowercase.
+  std::string_view IntrospectedTypeName(ColumnType type) const;
+  // `DROP TABLE "t"` (PostgreSQL adds CASCADE so foreign keys pointing at it go too).
+  std::string DropTable(const Identifier& table) const;
+  // SQLite resolves REFERENCES lazily, so CREATE TABLE may name a table created later in the
+  // same migration; PostgreSQL needs the target to exist (or ALTER TABLE ADD CONSTRAINT later).
+  bool allows_forward_references() const { return backend_ == Backend::kSqlite; }
+  // SQLite cannot drop a column used by a foreign key, index or constraint; the migrator
+  // rebuilds the table instead. PostgreSQL drops columns (and what depends on them) directly.
+  bool drops_columns_by_rebuild() const { return backend_ == Backend::kSqlite; }
+  // Serializes migrations of several nodes. PostgreSQL: a transaction-level advisory lock keyed
+  // on the current schema; SQLite: none (BEGIN IMMEDIATE already excludes other writers).
+  std::optional<std::string> MigrationLockSql() const;
+
+ private:
+  explicit Dialect(Backend backend) : backend_(backend) {}
+  Backend backend_;
+};
+
+}  // namespace cairn::db

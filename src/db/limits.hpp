@@ -1,0 +1,50 @@
+// Every tunable of the database layer, named in one place.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace cairn::db {
+
+// --- Both backends ------------------------------------------------------------------------------
+// Prepared statements kept per connection (least recently used ones are finalized beyond this).
+inline constexpr std::size_t kStatementCacheCapacity = 256;
+// A write transaction failing with kBusy is run again, at most this many times in all, sleeping
+// kRetryBackoffBase * 2^attempt (plus jitter) in between.
+inline constexpr int kMaxTransactionAttempts = 6;
+inline constexpr std::chrono::milliseconds kRetryBackoffBase{5};
+// How long Transaction waits for a connection (or for the SQLite writer) before kUnavailable.
+inline constexpr std::chrono::milliseconds kAcquireTimeout{15000};
+// Ping's deadline (the health check).
+inline constexpr std::chrono::milliseconds kPingTimeout{2000};
+// Close() waits this long for transactions in flight before closing their connections anyway.
+inline constexpr std::chrono::milliseconds kCloseGrace{10000};
+
+// --- SQLite
+// --------------------------------------------------------------------------------------- Every
+// commit is fsynced before it is acknowledged, so acknowledged writes survive a process kill and a
+// power loss (NORMAL in WAL mode may lose the last commits on power loss).
+inline constexpr std::string_view kSqliteSynchronous = "FULL";
+// How long a connection waits on a lock held by another process before SQLITE_BUSY.
+inline constexpr std::chrono::milliseconds kSqliteBusyTimeout{5000};
+// Reader connections (concurrent read transactions) when DatabaseOptions::pool_size is 0.
+inline constexpr int kDefaultSqliteReaders = 4;
+// The background checkpointer copies the WAL into the database (PASSIVE, never blocking
+// anyone) once this many frames are in the WAL ...
+inline constexpr int kSqliteCheckpointFrames = 1000;
+// ... and forces it back to empty (TRUNCATE, waiting briefly for readers) once the WAL file
+// grows past this many bytes, so the WAL stays bounded even under a steady stream of readers.
+inline constexpr std::int64_t kSqliteWalLimitBytes = 64LL * 1024 * 1024;
+// The checkpointer also wakes this often when no commit signalled it.
+inline constexpr std::chrono::milliseconds kSqliteCheckpointInterval{1000};
+
+// --- PostgreSQL
+// ----------------------------------------------------------------------------------- Connections
+// per node when DatabaseOptions::pool_size is 0.
+inline constexpr int kDefaultPostgresPoolSize = 8;
+// libpq connect_timeout (seconds) unless the URL sets one.
+inline constexpr int kPostgresConnectTimeoutSeconds = 10;
+
+}  // namespace cairn::db

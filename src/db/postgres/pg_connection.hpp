@@ -1,0 +1,60 @@
+// One libpq connection: session set-up, prepared-statement cache, text-format results, SQLSTATE
+// mapping, broken-connection detection.
+#pragma once
+
+#include <libpq-fe.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "db/database.hpp"
+#include "db/statement_cache.hpp"
+
+namespace cairn::db::postgres {
+
+class PgConnection final : public Connection {
+ public:
+  static Result<std::unique_ptr<PgConnection>> Connect(const std::string& url);
+  ~PgConnection() override;
+  PgConnection(const PgConnection&) = delete;
+  PgConnection& operator=(const PgConnection&) = delete;
+
+  using Connection::Execute;  // the initializer-list overload
+  const Dialect& dialect() const override { return Dialect::Postgres(); }
+  Result<std::int64_t> Execute(std::string_view sql, std::span<const Value> params,
+                               const RowCallback& on_row = {}) override;
+  Status ExecuteScript(std::string_view sql) override;
+  ConnectionStats stats() const override { return stats_; }
+
+  // The connection to the server is gone (server restart, network failure).
+  bool broken() const;
+  // Inside a transaction that an error has aborted (COMMIT would silently roll back).
+  bool in_failed_transaction() const;
+  // Idle: no transaction open.
+  bool idle() const;
+  // Reconnects with the same parameters and session set-up; cached statements are forgotten.
+  Status Reset();
+  // `SELECT 1` within `timeout`; on timeout the query is cancelled and the connection reported
+  // broken.
+  Status Ping(std::chrono::milliseconds timeout);
+  // Deallocates statements evicted from the cache (only possible outside a failed transaction).
+  void DeallocateEvicted();
+
+ private:
+  explicit PgConnection(PGconn* conn);
+  Status SetUpSession();
+  Result<const std::string*> Prepare(std::string_view sql);
+  Error ResultError(const PGresult* result, std::string_view context, std::string_view sql = {});
+
+  PGconn* conn_;
+  StatementCache<std::string> cache_;  // SQL text → server-side statement name
+  std::vector<std::string> evicted_;
+  std::uint64_t next_statement_ = 0;
+  ConnectionStats stats_;
+  bool timed_out_ = false;
+};
+
+}  // namespace cairn::db::postgres

@@ -1,0 +1,192 @@
+// PostgreSQL: a bounded pool of libpq connections. See db/limits.hpp for every bound.
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <vector>
+
+#include "common/log.hpp"
+#include "db/db_error.hpp"
+#include "db/limits.hpp"
+#include "db/postgres/open_postgres.hpp"
+#include "db/postgres/pg_connection.hpp"
+#include "db/transaction_support.hpp"
+
+namespace cairn::db::postgres {
+namespace {
+
+// Rolls back unless dismissed: a throwing `work` must not leave the connection in a transaction.
+class RollbackGuard {
+ public:
+  explicit RollbackGuard(PgConnection& connection) : connection_(&connection) {}
+  ~RollbackGuard() {
+    if (connection_ != nullptr && !connection_->broken()) {
+      (void)connection_->ExecuteScript("ROLLBACK");
+    }
+  }
+  void Dismiss() { connection_ = nullptr; }
+
+ private:
+  PgConnection* connection_;
+};
+
+class PgDatabase final : public Database {
+ public:
+  PgDatabase(std::string url, int pool_size, std::chrono::milliseconds acquire_timeout)
+      : url_(std::move(url)), pool_size_(pool_size), acquire_timeout_(acquire_timeout) {}
+  ~PgDatabase() override { Close(); }
+
+  // Opens the first connection now, so that a bad URL or an unreachable server fails at once.
+  Status Init() {
+    CAIRN_ASSIGN_OR_RETURN(auto connection, PgConnection::Connect(url_));
+    std::lock_guard lock(mutex_);
+    idle_.push_back(std::move(connection));
+    ++open_;
+    return {};
+  }
+
+  const Dialect& dialect() const override { return Dialect::Postgres(); }
+
+  Status Transaction(Access access, const std::function<Status(Connection&)>& work) override {
+    if (TransactionScope::Active(this)) return TransactionScope::NestedError();
+    TransactionScope scope(this);
+    bool reconnected_read = false;
+    return RunWithRetries([&]() -> Status {
+      CAIRN_ASSIGN_OR_RETURN(auto connection, Acquire(acquire_timeout_));
+      Lease lease{this, std::move(connection)};
+      PgConnection& conn = *lease.connection;
+      Status status = RunOnce(conn, access, work);
+      // A read that failed because the connection broke is safe to run again, once.
+      if (!status.ok() && access == Access::kRead && conn.broken() && !reconnected_read) {
+        reconnected_read = true;
+        CAIRN_TRY(conn.Reset());
+        status = RunOnce(conn, access, work);
+      }
+      return status;
+    });
+  }
+
+  Status Ping() override {
+    CAIRN_ASSIGN_OR_RETURN(auto connection, Acquire(kPingTimeout));
+    Lease lease{this, std::move(connection)};
+    Status status = lease.connection->Ping(kPingTimeout);
+    if (!status.ok() && lease.connection->broken()) {
+      // An idle connection the server dropped (restart): one fresh attempt decides.
+      CAIRN_TRY(lease.connection->Reset());
+      status = lease.connection->Ping(kPingTimeout);
+    }
+    return status;
+  }
+
+  void Close() override {
+    if (closed_.exchange(true)) return;
+    std::unique_lock lock(mutex_);
+    changed_.notify_all();
+    if (!changed_.wait_for(lock, kCloseGrace, [this] { return out_ == 0; })) {
+      log::Warn("postgres close: still waiting for transactions to finish");
+      changed_.wait(lock, [this] { return out_ == 0; });
+    }
+    idle_.clear();
+    open_ = 0;
+  }
+
+ private:
+  struct Lease {
+    PgDatabase* owner;
+    std::unique_ptr<PgConnection> connection;
+    ~Lease() { owner->Release(std::move(connection)); }
+  };
+
+  static Status RunOnce(PgConnection& conn, Access access,
+                        const std::function<Status(Connection&)>& work) {
+    const char* begin = access == Access::kRead ? "BEGIN READ ONLY" : "BEGIN";
+    Status status = conn.ExecuteScript(begin);
+    if (!status.ok() && conn.broken()) {
+      // Broken while idle in the pool (server restart): nothing ran yet, reconnect and go on.
+      CAIRN_TRY(conn.Reset());
+      status = conn.ExecuteScript(begin);
+    }
+    CAIRN_TRY(std::move(status));
+    RollbackGuard rollback(conn);
+    CAIRN_TRY(work(conn));
+    if (conn.in_failed_transaction()) {
+      // `work` swallowed a failed statement; COMMIT would silently roll back.
+      return Error::Internal(
+          "a statement failed inside the transaction but the work reported "
+          "success; rolled back");
+    }
+    CAIRN_TRY(conn.ExecuteScript("COMMIT"));
+    rollback.Dismiss();
+    return {};
+  }
+
+  Result<std::unique_ptr<PgConnection>> Acquire(std::chrono::milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    if (!changed_.wait_for(lock, timeout,
+                           [this] { return closed_ || !idle_.empty() || open_ < pool_size_; })) {
+      return MakeDbError(
+          DbErrorKind::kUnavailable,
+          "timed out waiting for one of " + std::to_string(pool_size_) + " PostgreSQL connections");
+    }
+    if (closed_) return MakeDbError(DbErrorKind::kUnavailable, "the database has been closed");
+    ++out_;
+    if (!idle_.empty()) {
+      auto connection = std::move(idle_.back());
+      idle_.pop_back();
+      return connection;
+    }
+    ++open_;
+    lock.unlock();
+    auto connection = PgConnection::Connect(url_);
+    if (!connection.ok()) {
+      lock.lock();
+      --open_;
+      --out_;
+      lock.unlock();
+      changed_.notify_all();
+    }
+    return connection;
+  }
+
+  void Release(std::unique_ptr<PgConnection> connection) {
+    if (!connection->broken() && !connection->idle()) {
+      (void)connection->ExecuteScript("ROLLBACK");
+    }
+    const bool keep = !connection->broken() && connection->idle();
+    if (keep) connection->DeallocateEvicted();
+    {
+      std::lock_guard lock(mutex_);
+      --out_;
+      if (keep && !closed_) {
+        idle_.push_back(std::move(connection));
+      } else {
+        --open_;
+      }
+    }
+    connection.reset();  // closes a dropped connection outside the lock
+    changed_.notify_all();
+  }
+
+  const std::string url_;
+  const int pool_size_;
+  const std::chrono::milliseconds acquire_timeout_;
+  std::atomic<bool> closed_{false};
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<std::unique_ptr<PgConnection>> idle_;
+  int open_ = 0;  // connections in existence (idle + out + being opened)
+  int out_ = 0;   // connections leased
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Database>> OpenPostgresDatabase(const DatabaseOptions& options) {
+  const int pool_size = options.pool_size > 0 ? options.pool_size : kDefaultPostgresPoolSize;
+  const auto timeout =
+      options.acquire_timeout.count() > 0 ? options.acquire_timeout : kAcquireTimeout;
+  auto database = std::make_unique<PgDatabase>(options.url, pool_size, timeout);
+  CAIRN_TRY(database->Init());
+  return std::unique_ptr<Database>(std::move(database));
+}
+
+}  // namespace cairn::db::postgres

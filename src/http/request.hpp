@@ -1,0 +1,35 @@
+// The request as handlers see it: parsed path and query, path parameters, optional JSON body.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/json/value.hpp>
+
+namespace cairn::http {
+
+using BeastRequest = boost::beast::http::request<boost::beast::http::string_body>;
+using Params = std::vector<std::pair<std::string, std::string>>;
+
+struct Request {
+  const BeastRequest* raw = nullptr;
+  std::string_view method;
+  std::string path;                        // percent-decoded
+  Params path_params;                      // {name} segments of the route
+  Params query;                            // percent-decoded, in order
+  std::optional<boost::json::value> json;  // parsed when the route declares a body schema
+  std::string request_id;
+  std::string client_address;  // the socket peer
+
+  std::string_view Header(std::string_view name) const;
+  // The first query value for `name`, if present.
+  std::optional<std::string_view> Query(std::string_view name) const;
+  std::string_view PathParam(std::string_view name) const;
+};
+
+}  // namespace cairn::http

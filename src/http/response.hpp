@@ -1,0 +1,31 @@
+// A response to write. Bodies are serialized once, straight into `body`.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/json/value.hpp>
+
+#include "common/error.hpp"
+
+namespace cairn::http {
+
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  static Response Json(int status, const boost::json::value& value);
+  // A body already serialized as JSON.
+  static Response RawJson(int status, std::string body);
+  static Response NoContent();
+  // The error envelope (D60): {success:false, message, code, error?, errors?}.
+  static Response FromError(const Error& error);
+
+  void SetHeader(std::string name, std::string value);
+};
+
+}  // namespace cairn::http

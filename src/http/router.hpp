@@ -1,0 +1,47 @@
+// Method + path → route. Literal segments win over parameters; {name...} captures the rest.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/json_schema.hpp"
+#include "common/result.hpp"
+#include "http/route.hpp"
+
+namespace cairn::http {
+
+struct CompiledRoute {
+  Route route;
+  std::optional<json::JsonSchema> body_schema;
+};
+
+struct RouteMatch {
+  const CompiledRoute* route = nullptr;  // null when nothing matched
+  bool path_matched = false;             // some route has this path (with another method)
+  Params path_params;
+};
+
+class Router {
+ public:
+  Router();
+  ~Router();
+  Router(Router&&) noexcept;
+  Router& operator=(Router&&) noexcept;
+
+  // Fails on a malformed pattern, a duplicate route or an invalid schema.
+  Status Add(Route route);
+  // `segments` are the percent-decoded path segments.
+  RouteMatch Match(std::string_view method, const std::vector<std::string>& segments) const;
+  // Every route in registration order (for OpenAPI).
+  std::vector<const Route*> Routes() const;
+
+ private:
+  struct Node;
+  std::unique_ptr<Node> root_;
+  std::vector<std::unique_ptr<CompiledRoute>> routes_;
+};
+
+}  // namespace cairn::http

@@ -1,0 +1,46 @@
+// The HTTP/1.1 server: Beast sessions on a pool of I/O threads, keep-alive and pipelining,
+// limits and timeouts (http/limits.hpp), graceful shutdown (D5).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "common/result.hpp"
+#include "http/dispatcher.hpp"
+#include "http/limits.hpp"
+
+namespace cairn::http {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 3000;  // 0 → any free port (tests)
+  int io_threads = 0;         // 0 → hardware concurrency
+  int worker_threads = 0;     // 0 → 4 × hardware concurrency (blocking handlers)
+  std::chrono::milliseconds idle_timeout = kIdleTimeout;
+  std::chrono::milliseconds request_read_timeout = kRequestReadTimeout;
+  std::chrono::milliseconds shutdown_grace = kShutdownGrace;
+};
+
+class Server {
+ public:
+  Server(ServerOptions options, Dispatcher dispatcher);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds and starts serving on background threads; fails when the address cannot be bound.
+  Status Start();
+  // The bound port (after Start).
+  std::uint16_t port() const;
+  // Stops accepting, lets in-flight requests finish (kShutdownGrace at most), closes idle
+  // connections, joins every thread. Idempotent.
+  void Shutdown();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace cairn::http

@@ -1,0 +1,45 @@
+// Startup migration (D4): brings the database schema in line with the config in one transaction
+// and records every non-empty migration in _cairn_migrations.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+#include "config/model.hpp"
+#include "db/database.hpp"
+#include "schema/migration_plan.hpp"
+
+namespace cairn::schema {
+
+struct MigrateOptions {
+  // CAIRN_ALLOW_DESTRUCTIVE=true: apply drops and type changes instead of refusing them.
+  bool allow_destructive = false;
+  // Plan only: report the statements that would run, change nothing.
+  bool dry_run = false;
+};
+
+struct MigrationReport {
+  std::vector<std::string> statements;    // DDL applied (or planned), in order; empty: no change
+  std::vector<std::string> descriptions;  // one line per statement
+  std::vector<DestructiveChange> destructive;  // applied because allow_destructive was set
+  std::string checksum;                        // of the statements, as stored in the ledger
+  bool changed() const { return !statements.empty(); }
+};
+
+// Plans and applies the migration from the live schema to `config`'s model, atomically: on
+// PostgreSQL under a transaction-level advisory lock (nodes starting together take turns and
+// the later ones find nothing to do). Errors:
+//  - destructive changes without allow_destructive: kValidation, reason DESTRUCTIVE_CHANGE, a
+//    message naming each change and why it is refused;
+//  - a unique index over duplicate values: kConflict, reason UNIQUE_VIOLATION, a message
+//    naming the table and field;
+//  - database errors as the db layer maps them.
+Result<MigrationReport> MigrateToConfig(db::Database& database, const config::AppConfig& config,
+                                        const MigrateOptions& options = {});
+
+// The same, for a model already built (and on a connection inside a kSchema transaction).
+Result<MigrationReport> Migrate(db::Connection& connection, const SchemaModel& model,
+                                const MigrateOptions& options);
+
+}  // namespace cairn::schema

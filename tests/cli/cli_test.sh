@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The command line as a user types it (D1, D2): exit codes and what is printed.
+set -uo pipefail
+cairn="$1"
+root="$2"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passed=0
+
+check() {  # check <description> <expected exit> <regex on stdout+stderr> -- command...
+  local description="$1" expected="$2" pattern="$3"
+  shift 4
+  local output status
+  output=$("$@" 2>&1)
+  status=$?
+  if [ "$status" -ne "$expected" ] || ! grep -Eq -- "$pattern" <<<"$output"; then
+    echo "FAIL: $description (exit $status, expected $expected; pattern /$pattern/)"
+    echo "$output" | head -20 | sed 's/^/    /'
+    failures=$((failures + 1))
+  else
+    passed=$((passed + 1))
+  fi
+}
+
+check "--version prints the version" 0 '^cairn [0-9]+\.[0-9]+\.[0-9]+' -- "$cairn" --version
+check "--help prints usage" 0 'cairn validate <config>' -- "$cairn" --help
+check "no arguments prints usage and fails" 2 'Usage' -- "$cairn"
+check "unknown option fails" 2 'unknown option --bogus' -- "$cairn" serve x.yaml --bogus 1
+check "validate accepts the example" 0 '^valid: ' -- "$cairn" validate "$root/examples/app.yaml"
+check "validate reports a missing file" 1 'nope.yaml' -- "$cairn" validate "$work/nope.yaml"
+
+cat >"$work/bad.yaml" <<'YAML'
+name: Bad Name
+tables:
+  - name: posts
+    fields:
+      - name: title
+        type: single-line-text
+      - name: amount
+        type: integer
+        options: [a]
+YAML
+check "validate reports every error with key path and line" 1 \
+  'bad.yaml:1: name:.*' -- "$cairn" validate "$work/bad.yaml"
+check "validate names the field property" 1 'bad.yaml:9: tables\[0\]\.fields\[1\]\.options' \
+  -- "$cairn" validate "$work/bad.yaml"
+
+"$cairn" schema >"$work/schema.json" 2>&1
+check "schema is JSON Schema 2020-12" 0 'json-schema.org/draft/2020-12' -- cat "$work/schema.json"
+check "schema parses as JSON" 0 'ok' -- python3 -c "import json,sys; json.load(open(sys.argv[1])); print('ok')" "$work/schema.json"
+
+check "a bad setting names the setting" 1 'PORT' -- env PORT=99999 "$cairn" serve "$root/examples/app.yaml" --data-dir "$work/d1"
+check "a bad flag value names the flag" 1 '--log-level' -- "$cairn" serve "$root/examples/app.yaml" --log-level loud --data-dir "$work/d2"
+check "a bad DATABASE_URL names it" 1 'DATABASE_URL' -- env DATABASE_URL=mysql://x "$cairn" serve "$root/examples/app.yaml" --data-dir "$work/d3"
+
+# serve answers health, then exits 0 on SIGTERM.
+"$cairn" serve "$root/examples/app.yaml" --port 0 --data-dir "$work/serve" >"$work/serve.log" 2>&1 &
+pid=$!
+port=""
+for _ in $(seq 1 100); do
+  port=$(grep -oE 'listening on http://127.0.0.1:[0-9]+' "$work/serve.log" | grep -oE '[0-9]+$' || true)
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+if [ -z "$port" ]; then
+  echo "FAIL: serve did not start"; cat "$work/serve.log"; failures=$((failures + 1))
+else
+  check "serve answers /api/health" 0 '"status":"ok"' -- curl -sS "http://127.0.0.1:$port/api/health"
+  kill -TERM "$pid"
+  wait "$pid"
+  status=$?
+  if [ "$status" -ne 0 ]; then
+    echo "FAIL: serve exited $status after SIGTERM"; cat "$work/serve.log"; failures=$((failures + 1))
+  else
+    passed=$((passed + 1))
+  fi
+  check "the database file exists" 0 'cairn.db' -- ls "$work/serve"
+fi
+
+echo "$passed passed, $failures failed"
+[ "$failures" -eq 0 ]

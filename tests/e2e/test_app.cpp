@@ -1,0 +1,43 @@
+#include "e2e/test_app.hpp"
+
+#include <stdexcept>
+
+#include "config/loader.hpp"
+
+namespace cairn::test {
+
+TestApp::TestApp(TestAppOptions options) {
+  auto database = TestDatabase::Create();
+  if (!database.ok()) throw std::runtime_error("test database: " + database.error().message);
+  database_ = std::move(database).value();
+  // The application opens its own connections to the same isolated database.
+  database_->Close();
+  data_dir_ = database_->directory();
+
+  auto outcome = config::LoadConfigText(options.config_yaml, true, data_dir_, "test.yaml");
+  if (!outcome.ok()) {
+    std::string message = "test config is invalid:";
+    for (const auto& issue : outcome.issues) message += "\n  " + config::FormatIssue(issue);
+    throw std::runtime_error(message);
+  }
+  app::ApplicationOptions app_options;
+  app_options.settings.port = 0;
+  app_options.settings.data_dir = data_dir_.string();
+  app_options.settings.database_url = database_->options().url;
+  app_options.settings.log_level = log::Level::kWarn;
+  app_options.config = std::move(*outcome.config);
+  app_options.extra_routes = std::move(options.extra_routes);
+  app_options.tune_server = std::move(options.tune_server);
+  auto started = app::Application::Start(std::move(app_options));
+  if (!started.ok()) {
+    throw std::runtime_error("application did not start: " + started.error().message + " " +
+                             started.error().detail);
+  }
+  app_ = std::move(started).value();
+}
+
+TestApp::~TestApp() {
+  if (app_) app_->Shutdown();
+}
+
+}  // namespace cairn::test

@@ -1,0 +1,54 @@
+// A small blocking HTTP/1.1 client for end-to-end tests, plus raw-socket helpers for requests
+// that a well-behaved client cannot send (malformed, oversized, pipelined).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/json/value.hpp>
+
+namespace cairn::test {
+
+struct HttpResult {
+  int status = 0;
+  std::map<std::string, std::string> headers;  // lower-case names
+  std::string body;
+
+  std::string Header(const std::string& name) const;
+  // The body parsed as JSON (null when it is not JSON).
+  boost::json::value Json() const;
+};
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+class HttpClient {
+ public:
+  explicit HttpClient(std::uint16_t port, std::string host = "127.0.0.1");
+  ~HttpClient();
+
+  HttpResult Request(const std::string& method, const std::string& target,
+                     const std::string& body = {}, const Headers& headers = {});
+  HttpResult Get(const std::string& target, const Headers& headers = {}) {
+    return Request("GET", target, {}, headers);
+  }
+  HttpResult PostJson(const std::string& target, const std::string& json,
+                      const Headers& headers = {});
+
+ private:
+  struct Impl;
+  Impl* impl_;
+};
+
+// Sends `bytes` on a fresh connection, half-closes after `close_after_send`, and returns
+// everything the server wrote until it closed or `timeout_ms` passed.
+std::string SendRaw(std::uint16_t port, const std::string& bytes, int timeout_ms = 5000,
+                    bool close_after_send = false);
+
+// Splits a raw byte stream into the HTTP responses it contains.
+std::vector<HttpResult> ParseResponses(const std::string& raw);
+
+}  // namespace cairn::test

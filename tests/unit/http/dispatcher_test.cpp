@@ -1,0 +1,160 @@
+#include "http/dispatcher.hpp"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+namespace cairn::http {
+namespace {
+
+BeastRequest MakeRequest(boost::beast::http::verb verb, std::string target, std::string body = {},
+                         std::string content_type = "application/json") {
+  BeastRequest request{verb, target, 11};
+  if (!body.empty()) request.set(boost::beast::http::field::content_type, content_type);
+  request.body() = std::move(body);
+  request.prepare_payload();
+  return request;
+}
+
+Dispatcher MakeDispatcher() {
+  Router router;
+  RouteSpec echo;
+  echo.method = "POST";
+  echo.pattern = "/echo/{name}";
+  echo.body_schema = boost::json::parse(R"({
+    "type": "object", "required": ["value"], "additionalProperties": false,
+    "properties": {"value": {"type": "number"}}})");
+  EXPECT_TRUE(router
+                  .Add({echo,
+                        [](Request& request) -> Result<Response> {
+                          boost::json::object out;
+                          out["name"] = request.PathParam("name");
+                          out["value"] = request.json->at("value");
+                          out["q"] = request.Query("q").value_or("");
+                          return Response::Json(200, out);
+                        }})
+                  .ok());
+  RouteSpec boom;
+  boom.method = "GET";
+  boom.pattern = "/boom";
+  EXPECT_TRUE(
+      router
+          .Add({boom,
+                [](Request&) -> Result<Response> { throw std::runtime_error("secret detail"); }})
+          .ok());
+  RouteSpec fails;
+  fails.method = "GET";
+  fails.pattern = "/fails";
+  EXPECT_TRUE(
+      router
+          .Add({fails,
+                [](Request&) -> Result<Response> { return Error::Internal("database exploded"); }})
+          .ok());
+  return Dispatcher(std::move(router), {std::make_shared<SecurityHeaders>()});
+}
+
+boost::json::value BodyOf(const Response& response) {
+  return boost::json::parse(response.body);
+}
+
+TEST(DispatcherTest, ValidBodyReachesHandlerWithDecodedParams) {
+  auto dispatcher = MakeDispatcher();
+  auto raw = MakeRequest(boost::beast::http::verb::post, "/echo/a%20b?q=x%26y", R"({"value":2.5})");
+  Request request;
+  Response response = dispatcher.Handle(raw, request);
+  ASSERT_EQ(response.status, 200) << response.body;
+  // Numbers print as people write them (2.5, not 2.5E0).
+  EXPECT_EQ(response.body, R"({"name":"a b","value":2.5,"q":"x&y"})");
+  EXPECT_FALSE(request.request_id.empty());
+}
+
+TEST(DispatcherTest, SchemaViolationsAreFieldErrors) {
+  auto dispatcher = MakeDispatcher();
+  auto raw = MakeRequest(boost::beast::http::verb::post, "/echo/x", R"({"value":"no","extra":1})");
+  Request request;
+  Response response = dispatcher.Handle(raw, request);
+  EXPECT_EQ(response.status, 400);
+  auto body = BodyOf(response);
+  EXPECT_EQ(body.at("success"), false);
+  EXPECT_EQ(body.at("code"), "VALIDATION_ERROR");
+  const auto& errors = body.at("errors").as_array();
+  ASSERT_EQ(errors.size(), 2u) << response.body;
+  std::set<std::string> fields;
+  for (const auto& error : errors) fields.insert(std::string(error.at("field").as_string()));
+  EXPECT_TRUE(fields.contains("value"));
+  EXPECT_TRUE(fields.contains("extra"));
+}
+
+TEST(DispatcherTest, MalformedAndTooDeepJsonAre400) {
+  auto dispatcher = MakeDispatcher();
+  for (std::string body :
+       {std::string("{\"value\":"), std::string(65, '[') + std::string(65, ']')}) {
+    auto raw = MakeRequest(boost::beast::http::verb::post, "/echo/x", body);
+    Request request;
+    Response response = dispatcher.Handle(raw, request);
+    EXPECT_EQ(response.status, 400) << body;
+    EXPECT_EQ(BodyOf(response).at("code"), "VALIDATION_ERROR");
+  }
+  auto deep = MakeRequest(boost::beast::http::verb::post, "/echo/x",
+                          std::string(65, '[') + std::string(65, ']'));
+  Request request;
+  EXPECT_NE(dispatcher.Handle(deep, request).body.find("nesting"), std::string::npos);
+}
+
+TEST(DispatcherTest, NonJsonContentTypeIsRejected) {
+  auto dispatcher = MakeDispatcher();
+  auto raw = MakeRequest(boost::beast::http::verb::post, "/echo/x", R"({"value":1})", "text/plain");
+  Request request;
+  EXPECT_EQ(dispatcher.Handle(raw, request).status, 400);
+}
+
+TEST(DispatcherTest, UnknownRouteAndMethodAre404Envelopes) {
+  auto dispatcher = MakeDispatcher();
+  for (auto [verb, target] : {std::pair{boost::beast::http::verb::get, "/nothing"},
+                              std::pair{boost::beast::http::verb::get, "/echo/x"}}) {
+    auto raw = MakeRequest(verb, target);
+    Request request;
+    Response response = dispatcher.Handle(raw, request);
+    EXPECT_EQ(response.status, 404);
+    auto body = BodyOf(response);
+    EXPECT_EQ(body.at("code"), "NOT_FOUND");
+    EXPECT_EQ(body.at("success"), false);
+  }
+}
+
+TEST(DispatcherTest, ExceptionsAndInternalErrorsAreRedacted500s) {
+  auto dispatcher = MakeDispatcher();
+  for (const char* target : {"/boom", "/fails"}) {
+    auto raw = MakeRequest(boost::beast::http::verb::get, target);
+    Request request;
+    Response response = dispatcher.Handle(raw, request);
+    EXPECT_EQ(response.status, 500);
+    auto body = BodyOf(response);
+    EXPECT_EQ(body.at("code"), "INTERNAL_ERROR");
+    EXPECT_EQ(body.at("message"), "An unexpected error occurred");
+    EXPECT_EQ(response.body.find("secret"), std::string::npos);
+    EXPECT_EQ(response.body.find("exploded"), std::string::npos);
+  }
+}
+
+TEST(DispatcherTest, SecurityHeadersOnEveryResponse) {
+  auto dispatcher = MakeDispatcher();
+  auto raw = MakeRequest(boost::beast::http::verb::get, "/nothing");
+  Request request;
+  Response response = dispatcher.Handle(raw, request);
+  bool nosniff = false;
+  for (const auto& [name, value] : response.headers) {
+    if (name == "X-Content-Type-Options" && value == "nosniff") nosniff = true;
+  }
+  EXPECT_TRUE(nosniff);
+}
+
+TEST(DispatcherTest, RequestIdIsKeptWhenSafeAndReplacedOtherwise) {
+  EXPECT_EQ(MakeRequestId("abc-123"), "abc-123");
+  EXPECT_EQ(MakeRequestId("bad id\n").size(), 32u);
+  EXPECT_EQ(MakeRequestId(std::string(300, 'a')).size(), 32u);
+  EXPECT_NE(MakeRequestId(""), MakeRequestId(""));
+}
+
+}  // namespace
+}  // namespace cairn::http
