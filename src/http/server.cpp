@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <unordered_set>
@@ -10,13 +11,12 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
 
 #include "common/log.hpp"
@@ -36,9 +36,24 @@ constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
 constexpr std::chrono::seconds kDrainTimeout{2};
 constexpr std::size_t kDrainBytes = kMaxBodyBytes;
 
+// Deadlines are plain numbers checked by one sweeper (Impl::Sweep) instead of a timer per
+// socket operation: arming a deadline is a store, not a timer-queue update and a syscall.
+using Clock = std::chrono::steady_clock;
+constexpr std::int64_t kNoDeadline = std::numeric_limits<std::int64_t>::max();
+constexpr std::chrono::milliseconds kSweepInterval{250};
+
 struct Connection {
-  explicit Connection(tcp::socket socket) : stream(std::move(socket)) {}
-  beast::tcp_stream stream;
+  explicit Connection(tcp::socket s) : socket(std::move(s)) {}
+  void ExpiresAfter(std::chrono::milliseconds timeout) {
+    deadline.store((Clock::now() + timeout).time_since_epoch().count(), std::memory_order_relaxed);
+  }
+  void NoDeadline() { deadline.store(kNoDeadline, std::memory_order_relaxed); }
+  bool Expired(Clock::time_point now) const {
+    return deadline.load(std::memory_order_relaxed) < now.time_since_epoch().count();
+  }
+
+  tcp::socket socket;
+  std::atomic<std::int64_t> deadline{kNoDeadline};
   std::atomic<bool> busy{false};
 };
 
@@ -79,15 +94,24 @@ struct Server::Impl {
         dispatcher(std::move(disp)),
         io_threads(options.io_threads > 0 ? options.io_threads
                                           : std::max(1u, std::thread::hardware_concurrency())),
-        ioc(io_threads),
+        contexts(MakeContexts(io_threads)),
         workers(options.worker_threads > 0 ? options.worker_threads
                                            : 4 * std::max(1u, std::thread::hardware_concurrency())),
-        acceptor(asio::make_strand(ioc)) {}
+        acceptor(*contexts.front()) {}
+
+  // One single-threaded io_context per I/O thread: a connection lives on one thread for its
+  // whole life, so its handlers need no strand and wake no other thread.
+  static std::vector<std::unique_ptr<asio::io_context>> MakeContexts(int count) {
+    std::vector<std::unique_ptr<asio::io_context>> contexts;
+    for (int i = 0; i < count; ++i) contexts.push_back(std::make_unique<asio::io_context>(1));
+    return contexts;
+  }
 
   ServerOptions options;
   Dispatcher dispatcher;
   int io_threads;
-  asio::io_context ioc;
+  std::vector<std::unique_ptr<asio::io_context>> contexts;
+  std::size_t next_context = 0;
   asio::thread_pool workers;
   tcp::acceptor acceptor;
   std::vector<std::thread> threads;
@@ -101,7 +125,8 @@ struct Server::Impl {
 
   asio::awaitable<void> Accept() {
     for (;;) {
-      auto [ec, socket] = co_await acceptor.async_accept(asio::make_strand(ioc), kUseTuple);
+      asio::io_context& target = *contexts[next_context++ % contexts.size()];
+      auto [ec, socket] = co_await acceptor.async_accept(target, kUseTuple);
       if (stopping) co_return;
       if (ec) {
         if (ec == asio::error::operation_aborted) co_return;
@@ -118,7 +143,27 @@ struct Server::Impl {
         std::lock_guard lock(sessions_mutex);
         sessions.insert(connection);
       }
-      asio::co_spawn(connection->stream.get_executor(), Serve(connection), asio::detached);
+      asio::co_spawn(connection->socket.get_executor(), Serve(connection), asio::detached);
+    }
+  }
+
+  // Cancels the pending operation of every connection whose deadline has passed; the cancel
+  // runs on the connection's own thread.
+  asio::awaitable<void> Sweep() {
+    asio::steady_timer timer(acceptor.get_executor());
+    while (!stopping) {
+      timer.expires_after(kSweepInterval);
+      co_await timer.async_wait(kUseTuple);
+      const auto now = Clock::now();
+      std::lock_guard lock(sessions_mutex);
+      for (const auto& connection : sessions) {
+        if (!connection->Expired(now)) continue;
+        connection->NoDeadline();
+        asio::post(connection->socket.get_executor(), [connection] {
+          beast::error_code ignored;
+          connection->socket.cancel(ignored);
+        });
+      }
     }
   }
 
@@ -135,18 +180,18 @@ struct Server::Impl {
       log::Error(std::string("connection failed: ") + e.what());
     }
     beast::error_code ignored;
-    connection->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    connection->stream.close();
+    connection->socket.shutdown(tcp::socket::shutdown_send, ignored);
+    connection->socket.close(ignored);
     Forget(connection);
   }
 
   asio::awaitable<void> ServeLoop(Connection& connection) {
-    beast::tcp_stream& stream = connection.stream;
+    tcp::socket& stream = connection.socket;
     beast::flat_buffer buffer;
     std::string peer;
     {
       beast::error_code ec;
-      auto endpoint = stream.socket().remote_endpoint(ec);
+      auto endpoint = stream.remote_endpoint(ec);
       if (!ec) peer = endpoint.address().to_string();
     }
     while (!stopping) {
@@ -154,7 +199,7 @@ struct Server::Impl {
       parser.header_limit(kMaxHeaderBytes);
       parser.body_limit(kMaxBodyBytes);
 
-      stream.expires_after(options.idle_timeout);
+      connection.ExpiresAfter(options.idle_timeout);
       auto [header_ec, header_bytes] =
           co_await bhttp::async_read_header(stream, buffer, parser, kUseTuple);
       connection.busy = true;
@@ -163,15 +208,16 @@ struct Server::Impl {
           bhttp::response<bhttp::empty_body> proceed{bhttp::status::continue_, 11};
           co_await bhttp::async_write(stream, proceed, kUseTuple);
         }
-        stream.expires_after(options.request_read_timeout);
+        connection.ExpiresAfter(options.request_read_timeout);
         auto [body_ec, body_bytes] = co_await bhttp::async_read(stream, buffer, parser, kUseTuple);
         header_ec = body_ec;
       }
       if (header_ec) {
-        if (auto error = ReadError(header_ec)) co_await AnswerAndClose(stream, *error);
+        if (auto error = ReadError(header_ec)) co_await AnswerAndClose(connection, *error);
         co_return;
       }
 
+      connection.NoDeadline();
       const BeastRequest& raw = parser.get();
       Request request;
       request.client_address = peer;
@@ -193,27 +239,28 @@ struct Server::Impl {
 
       const bool keep_alive = raw.keep_alive() && !stopping;
       auto out = ToBeast(std::move(response), request, raw.version(), keep_alive);
-      stream.expires_after(kWriteTimeout);
+      connection.ExpiresAfter(kWriteTimeout);
       auto [write_ec, written] = co_await bhttp::async_write(stream, out, kUseTuple);
       connection.busy = false;
       if (write_ec || !keep_alive) co_return;
     }
   }
 
-  asio::awaitable<void> AnswerAndClose(beast::tcp_stream& stream, const Error& error) {
+  asio::awaitable<void> AnswerAndClose(Connection& connection, const Error& error) {
+    tcp::socket& stream = connection.socket;
     Request request;
     request.request_id = MakeRequestId({});
     Response response = Response::FromError(error);
     dispatcher.Finish(request, response);
     auto out = ToBeast(std::move(response), request, 11, false);
-    stream.expires_after(kWriteTimeout);
+    connection.ExpiresAfter(kWriteTimeout);
     auto [write_ec, written] = co_await bhttp::async_write(stream, out, kUseTuple);
     if (write_ec) co_return;
     beast::error_code ignored;
-    stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream.shutdown(tcp::socket::shutdown_send, ignored);
     std::vector<char> sink(64 * 1024);
     std::size_t drained = 0;
-    stream.expires_after(kDrainTimeout);
+    connection.ExpiresAfter(kDrainTimeout);
     while (drained < kDrainBytes) {
       auto [read_ec, n] = co_await stream.async_read_some(asio::buffer(sink), kUseTuple);
       if (read_ec) break;
@@ -244,8 +291,12 @@ Status Server::Start() {
                               std::to_string(s.options.port) + ": " + ec.message());
   }
   asio::co_spawn(s.acceptor.get_executor(), s.Accept(), asio::detached);
-  for (int i = 0; i < s.io_threads; ++i) {
-    s.threads.emplace_back([&s] { s.ioc.run(); });
+  asio::co_spawn(s.acceptor.get_executor(), s.Sweep(), asio::detached);
+  for (auto& context : s.contexts) {
+    s.threads.emplace_back([&context] {
+      auto guard = asio::make_work_guard(*context);
+      context->run();
+    });
   }
   s.started = true;
   return {};
@@ -270,8 +321,9 @@ void Server::Shutdown() {
     // their reads. Busy ones finish their request and close because `stopping` is set.
     std::unique_lock lock(s.sessions_mutex);
     for (const auto& connection : s.sessions) {
-      asio::post(connection->stream.get_executor(), [connection] {
-        if (!connection->busy) connection->stream.cancel();
+      asio::post(connection->socket.get_executor(), [connection] {
+        beast::error_code ignored;
+        if (!connection->busy) connection->socket.cancel(ignored);
       });
     }
     s.sessions_done.wait_for(lock, s.options.shutdown_grace, [&s] { return s.sessions.empty(); });
@@ -280,7 +332,7 @@ void Server::Shutdown() {
                 " connection(s) still busy after the shutdown grace period; closing them");
     }
   }
-  s.ioc.stop();
+  for (auto& context : s.contexts) context->stop();
   for (auto& thread : s.threads) thread.join();
   s.workers.join();
 }
