@@ -1,0 +1,88 @@
+#include "app/settings.hpp"
+
+#include <gtest/gtest.h>
+
+namespace cairn::app {
+namespace {
+
+EnvLookup FakeEnv(std::map<std::string, std::string> values) {
+  return [values = std::move(values)](const char* name) -> std::optional<std::string> {
+    auto it = values.find(name);
+    if (it == values.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+std::vector<std::string> FailingSettings(const Result<Settings>& result) {
+  std::vector<std::string> names;
+  if (result.ok()) return names;
+  for (const auto& error : result.error().errors) names.push_back(error.field);
+  return names;
+}
+
+TEST(Settings, DefaultsFollowD2) {
+  auto settings = LoadSettings({}, FakeEnv({}));
+  ASSERT_TRUE(settings.ok());
+  EXPECT_EQ(settings->host, "127.0.0.1");
+  EXPECT_EQ(settings->port, 3000);
+  EXPECT_EQ(settings->data_dir, "./cairn_data");
+  EXPECT_EQ(settings->base_url, "http://127.0.0.1:3000");
+  EXPECT_TRUE(settings->database_url.empty());
+  EXPECT_FALSE(settings->allow_destructive);
+  EXPECT_EQ(settings->storage_default_access, "private");
+  EXPECT_EQ(settings->eco_image_format, "avif");
+}
+
+TEST(Settings, FlagsBeatEnvironmentBeatsDefaults) {
+  auto settings =
+      LoadSettings({{"port", "8080"}}, FakeEnv({{"PORT", "9090"},
+                                                {"HOST", "0.0.0.0"},
+                                                {"BASE_URL", "https://api.example.com/"},
+                                                {"CAIRN_ALLOW_DESTRUCTIVE", "true"}}));
+  ASSERT_TRUE(settings.ok()) << settings.error().message;
+  EXPECT_EQ(settings->port, 8080);
+  EXPECT_EQ(settings->host, "0.0.0.0");
+  EXPECT_EQ(settings->base_url, "https://api.example.com");
+  EXPECT_TRUE(settings->allow_destructive);
+}
+
+TEST(Settings, EveryBadSettingIsNamedAtOnce) {
+  auto settings =
+      LoadSettings({{"log-level", "loud"}}, FakeEnv({{"PORT", "70000"},
+                                                     {"HOST", "example.com"},
+                                                     {"DATABASE_URL", "mysql://x"},
+                                                     {"STORAGE_DEFAULT_ACCESS", "secret"},
+                                                     {"ECO_IMAGE_FORMAT", "bmp"},
+                                                     {"SCHEMA_EDIT_API_ENABLED", "yes"},
+                                                     {"DATABASE_POOL_SIZE", "0"}}));
+  ASSERT_FALSE(settings.ok());
+  EXPECT_EQ(FailingSettings(settings),
+            (std::vector<std::string>{"HOST", "PORT", "--log-level", "DATABASE_URL",
+                                      "DATABASE_POOL_SIZE", "STORAGE_DEFAULT_ACCESS",
+                                      "ECO_IMAGE_FORMAT", "SCHEMA_EDIT_API_ENABLED"}));
+  EXPECT_NE(settings.error().message.find("PORT: must be an integer from 0 to 65535"),
+            std::string::npos);
+}
+
+TEST(Settings, PublicPathsRejectWildcardsAndOverlaps) {
+  EXPECT_TRUE(LoadSettings({}, FakeEnv({{"STORAGE_PUBLIC_PATHS", "public/, avatars/"}})).ok());
+  EXPECT_EQ(FailingSettings(LoadSettings({}, FakeEnv({{"STORAGE_PUBLIC_PATHS", "public/*"}}))),
+            std::vector<std::string>{"STORAGE_PUBLIC_PATHS"});
+  EXPECT_EQ(
+      FailingSettings(LoadSettings({}, FakeEnv({{"STORAGE_PUBLIC_PATHS", "public/,public/img/"}}))),
+      std::vector<std::string>{"STORAGE_PUBLIC_PATHS"});
+}
+
+TEST(Settings, TransformPresetsMustBeNamedObjects) {
+  EXPECT_TRUE(
+      LoadSettings({}, FakeEnv({{"STORAGE_TRANSFORM_PRESETS", R"({"thumb-sm":{"width":64}})"}}))
+          .ok());
+  for (const char* bad : {"[1]", "{", R"({"bad name":{}})", R"({"thumb":3})"}) {
+    EXPECT_EQ(FailingSettings(LoadSettings({}, FakeEnv({{"STORAGE_TRANSFORM_PRESETS", bad}}))),
+              std::vector<std::string>{"STORAGE_TRANSFORM_PRESETS"})
+        << bad;
+  }
+}
+
+}  // namespace
+}  // namespace cairn::app
