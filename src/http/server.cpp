@@ -34,7 +34,7 @@ constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
 // After an unrecoverable parse error we answer, half-close, and drain what the client still
 // sends for at most this long so that it reads our answer instead of a reset.
 constexpr std::chrono::seconds kDrainTimeout{2};
-constexpr std::size_t kDrainBytes = kMaxBodyBytes;
+constexpr std::size_t kDrainBytes = 4 * kMaxBodyBytes;
 
 // Deadlines are plain numbers checked by one sweeper (Impl::Sweep) instead of a timer per
 // socket operation: arming a deadline is a store, not a timer-queue update and a syscall.

@@ -92,9 +92,11 @@ HttpResult HttpClient::Request(const std::string& method, const std::string& tar
     beast::error_code ec;
     impl_->stream.expires_after(std::chrono::seconds(30));
     bhttp::write(impl_->stream, request, ec);
+    // A server may answer before it has read the whole body (413) and stop reading: a failed
+    // write is not the end, the answer may be waiting.
     bhttp::response_parser<bhttp::string_body> parser;
     parser.body_limit(64 * 1024 * 1024);
-    if (!ec) bhttp::read(impl_->stream, impl_->buffer, parser, ec);
+    bhttp::read(impl_->stream, impl_->buffer, parser, ec);
     if (ec) {
       // The server may close an idle keep-alive connection: reconnect once.
       impl_->connected = false;
