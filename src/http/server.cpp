@@ -158,8 +158,9 @@ struct Server::Impl {
       std::lock_guard lock(sessions_mutex);
       for (const auto& connection : sessions) {
         if (!connection->Expired(now)) continue;
-        connection->NoDeadline();
+        // Checked again on the connection's thread: by then it may have moved on and re-armed.
         asio::post(connection->socket.get_executor(), [connection] {
+          if (!connection->Expired(Clock::now())) return;
           beast::error_code ignored;
           connection->socket.cancel(ignored);
         });
