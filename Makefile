@@ -1,5 +1,5 @@
 # The two set-up commands of the README: `make run` and `make test`. Everything else is here too.
-.PHONY: deps build run test test-release test-asan bench format clean
+.PHONY: deps build run test test-release test-asan bench fuzz format clean
 
 EXAMPLE ?= examples/app.yaml
 
@@ -27,6 +27,18 @@ test-asan: deps
 
 bench: deps
 	bench/run
+
+# Runs each libFuzzer target for FUZZ_SECONDS (clang, ASan+UBSan). New inputs collect in
+# build/fuzz/corpus; copy the ones worth keeping (and every crash) into fuzz/corpus/<target>.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	cmake --preset fuzz
+	cmake --build --preset fuzz
+	mkdir -p build/fuzz/corpus/config build/fuzz/corpus/request
+	build/fuzz/fuzz/config_fuzzer -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -rss_limit_mb=4096 \
+	  build/fuzz/corpus/config fuzz/corpus/config tests/fixtures/configs
+	build/fuzz/fuzz/request_fuzzer -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	  build/fuzz/corpus/request fuzz/corpus/request
 
 format:
 	find src tests bench fuzz -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i
