@@ -92,12 +92,11 @@ struct Server::Impl {
   Impl(ServerOptions opts, Dispatcher disp)
       : options(std::move(opts)),
         dispatcher(std::move(disp)),
-        io_threads(options.io_threads > 0 ? options.io_threads
-                                          : std::max(1u, std::thread::hardware_concurrency())),
-        contexts(MakeContexts(io_threads)),
-        workers(options.worker_threads > 0 ? options.worker_threads
-                                           : 4 * std::max(1u, std::thread::hardware_concurrency())),
+        contexts(MakeContexts(options.io_threads > 0 ? options.io_threads : Cores())),
+        workers(options.worker_threads > 0 ? options.worker_threads : 4 * Cores()),
         acceptor(*contexts.front()) {}
+
+  static int Cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
   // One single-threaded io_context per I/O thread: a connection lives on one thread for its
   // whole life, so its handlers need no strand and wake no other thread.
@@ -109,7 +108,6 @@ struct Server::Impl {
 
   ServerOptions options;
   Dispatcher dispatcher;
-  int io_threads;
   std::vector<std::unique_ptr<asio::io_context>> contexts;
   std::size_t next_context = 0;
   asio::thread_pool workers;
@@ -187,12 +185,12 @@ struct Server::Impl {
   }
 
   asio::awaitable<void> ServeLoop(Connection& connection) {
-    tcp::socket& stream = connection.socket;
+    tcp::socket& socket = connection.socket;
     beast::flat_buffer buffer;
     std::string peer;
     {
       beast::error_code ec;
-      auto endpoint = stream.remote_endpoint(ec);
+      auto endpoint = socket.remote_endpoint(ec);
       if (!ec) peer = endpoint.address().to_string();
     }
     while (!stopping) {
@@ -202,15 +200,15 @@ struct Server::Impl {
 
       connection.ExpiresAfter(options.idle_timeout);
       auto [header_ec, header_bytes] =
-          co_await bhttp::async_read_header(stream, buffer, parser, kUseTuple);
+          co_await bhttp::async_read_header(socket, buffer, parser, kUseTuple);
       connection.busy = true;
       if (!header_ec && !parser.is_done()) {
         if (parser.get()[bhttp::field::expect] == "100-continue") {
           bhttp::response<bhttp::empty_body> proceed{bhttp::status::continue_, 11};
-          co_await bhttp::async_write(stream, proceed, kUseTuple);
+          co_await bhttp::async_write(socket, proceed, kUseTuple);
         }
         connection.ExpiresAfter(options.request_read_timeout);
-        auto [body_ec, body_bytes] = co_await bhttp::async_read(stream, buffer, parser, kUseTuple);
+        auto [body_ec, body_bytes] = co_await bhttp::async_read(socket, buffer, parser, kUseTuple);
         header_ec = body_ec;
       }
       if (header_ec) {
@@ -241,29 +239,29 @@ struct Server::Impl {
       const bool keep_alive = raw.keep_alive() && !stopping;
       auto out = ToBeast(std::move(response), request, raw.version(), keep_alive);
       connection.ExpiresAfter(kWriteTimeout);
-      auto [write_ec, written] = co_await bhttp::async_write(stream, out, kUseTuple);
+      auto [write_ec, written] = co_await bhttp::async_write(socket, out, kUseTuple);
       connection.busy = false;
       if (write_ec || !keep_alive) co_return;
     }
   }
 
   asio::awaitable<void> AnswerAndClose(Connection& connection, const Error& error) {
-    tcp::socket& stream = connection.socket;
+    tcp::socket& socket = connection.socket;
     Request request;
     request.request_id = MakeRequestId({});
     Response response = Response::FromError(error);
     dispatcher.Finish(request, response);
     auto out = ToBeast(std::move(response), request, 11, false);
     connection.ExpiresAfter(kWriteTimeout);
-    auto [write_ec, written] = co_await bhttp::async_write(stream, out, kUseTuple);
+    auto [write_ec, written] = co_await bhttp::async_write(socket, out, kUseTuple);
     if (write_ec) co_return;
     beast::error_code ignored;
-    stream.shutdown(tcp::socket::shutdown_send, ignored);
+    socket.shutdown(tcp::socket::shutdown_send, ignored);
     std::vector<char> sink(64 * 1024);
     std::size_t drained = 0;
     connection.ExpiresAfter(kDrainTimeout);
     while (drained < kDrainBytes) {
-      auto [read_ec, n] = co_await stream.async_read_some(asio::buffer(sink), kUseTuple);
+      auto [read_ec, n] = co_await socket.async_read_some(asio::buffer(sink), kUseTuple);
       if (read_ec) break;
       drained += n;
     }
