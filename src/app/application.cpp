@@ -3,7 +3,10 @@
 #include <filesystem>
 #include <system_error>
 
+#include "api/auth_routes.hpp"
 #include "api/health_api.hpp"
+#include "api/origin_check.hpp"
+#include "app/auth_setup.hpp"
 #include "common/log.hpp"
 #include "http/middleware.hpp"
 #include "http/server.hpp"
@@ -14,6 +17,7 @@ namespace cairn::app {
 struct Application::Parts {
   ApplicationOptions options;
   std::unique_ptr<db::Database> database;
+  AuthParts auth;  // empty when the config has no `auth` section
   std::unique_ptr<http::Server> server;
   bool shut_down = false;
 };
@@ -24,6 +28,10 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
   http::Router router;
   const config::AppConfig& config = parts.options.config;
   CAIRN_TRY(api::AddHealthRoutes(router, *parts.database, {config.name, config.version}));
+  if (parts.auth.service) {
+    CAIRN_TRY(api::AddAuthRoutes(router, *parts.auth.service, *parts.auth.cookies));
+    CAIRN_TRY(api::AddAuthAdminRoutes(router, *parts.auth.service, *parts.auth.cookies));
+  }
   if (parts.options.extra_routes) {
     CAIRN_TRY(parts.options.extra_routes(router, *parts.database));
   }
@@ -66,17 +74,38 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
               " statement(s)");
   }
 
-  CAIRN_ASSIGN_OR_RETURN(http::Router router, BuildRouter(*parts));
-  http::MiddlewareChain middleware{std::make_shared<http::SecurityHeaders>()};
   http::ServerOptions server_options;
   server_options.host = settings.host;
   server_options.port = settings.port;
   server_options.io_threads = settings.io_threads;
   server_options.worker_threads = settings.worker_threads;
   if (parts->options.tune_server) parts->options.tune_server(server_options);
-  parts->server = std::make_unique<http::Server>(
-      server_options, http::Dispatcher(std::move(router), std::move(middleware)));
-  CAIRN_TRY(parts->server->Start());
+  parts->server = std::make_unique<http::Server>(server_options);
+  CAIRN_TRY(parts->server->Listen());
+  Settings& bound = parts->options.settings;
+  if (!bound.base_url_explicit) {
+    // Links in mail and the trusted origin name the port actually bound (PORT=0 in tests).
+    bound.base_url = "http://" + bound.host + ":" + std::to_string(parts->server->port());
+  }
+
+  // Middleware order (http/middleware.hpp): rate limit, origin check and session (with auth),
+  // security headers.
+  http::MiddlewareChain middleware;
+  CAIRN_ASSIGN_OR_RETURN(auto rate_limit, MakeRateLimitLayer(bound, *parts->database));
+  middleware.push_back(std::move(rate_limit));
+  if (parts->options.config.auth) {
+    CAIRN_ASSIGN_OR_RETURN(parts->auth,
+                           SetUpAuth(bound, *parts->options.config.auth, *parts->database));
+    CAIRN_TRY(EnsureFirstAdmin(bound, *parts->auth.service));
+    std::vector<std::string> origins{api::OriginOf(bound.base_url)};
+    for (const auto& origin : bound.trusted_origins) origins.push_back(api::OriginOf(origin));
+    middleware.push_back(std::make_shared<api::OriginCheck>(std::move(origins)));
+    middleware.push_back(
+        std::make_shared<api::SessionLayer>(*parts->auth.service, *parts->auth.cookies));
+  }
+  middleware.push_back(std::make_shared<http::SecurityHeaders>());
+  CAIRN_ASSIGN_OR_RETURN(http::Router router, BuildRouter(*parts));
+  CAIRN_TRY(parts->server->Start(http::Dispatcher(std::move(router), std::move(middleware))));
   return std::make_unique<Application>(std::move(parts));
 }
 
@@ -88,10 +117,15 @@ db::Database& Application::database() {
   return *parts_->database;
 }
 
+void Application::WaitForBackgroundWork() {
+  if (parts_->auth.service) parts_->auth.service->WaitForBackgroundWork();
+}
+
 void Application::Shutdown() {
   if (!parts_ || parts_->shut_down) return;
   parts_->shut_down = true;
   parts_->server->Shutdown();
+  WaitForBackgroundWork();  // queued mail still needs the database
   parts_->database->Close();
 }
 

@@ -31,6 +31,8 @@ class Application {
 
   std::uint16_t port() const;
   db::Database& database();
+  // Returns when mail sent after an answer has gone out (tests read the outbox after it).
+  void WaitForBackgroundWork();
   // Graceful: stop accepting, finish in-flight requests, close the database. Idempotent.
   void Shutdown();
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "app/admin_commands.hpp"
 #include "app/serve.hpp"
 #include "app/settings.hpp"
 #include "common/json.hpp"
@@ -20,6 +21,10 @@ Usage:
   cairn serve <config> [options]   serve the app (also: cairn <config>)
   cairn validate <config>          check a config; prints every error with its key path
   cairn schema                     print the JSON Schema of the config file
+  cairn admin create <email> --password <p> [--name <n>]
+                                   create a verified admin in the configured database
+                                   (the password may come from AUTH_ADMIN_PASSWORD instead)
+  cairn secret generate            print a random AUTH_SECRET
   cairn --version                  print the version
   cairn --help                     print this help
 
@@ -41,8 +46,8 @@ struct CommandLine {
 };
 
 CommandLine Parse(int argc, char** argv) {
-  static const std::vector<std::string> kValueFlags = {"host",     "port",      "data-dir",
-                                                       "base-url", "log-level", "database-url"};
+  static const std::vector<std::string> kValueFlags = {
+      "host", "port", "data-dir", "base-url", "log-level", "database-url", "password", "name"};
   CommandLine line;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -115,6 +120,10 @@ int RunCli(int argc, char** argv) {
     return kExitOk;
   }
   if (command == "validate" && args.size() == 2) return Validate(args[1]);
+  if (command == "admin" && args.size() == 3 && args[1] == "create") {
+    return AdminCreate(args[2], line.flags);
+  }
+  if (command == "secret" && args.size() == 2 && args[1] == "generate") return SecretGenerate();
   if (command == "serve" && args.size() == 2) return Serve(args[1], line.flags, {});
   const bool looks_like_config =
       command.ends_with(".yaml") || command.ends_with(".yml") || command.ends_with(".json");

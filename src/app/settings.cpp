@@ -6,11 +6,16 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/json/parse.hpp>
 
+#include "ratelimit/client_address.hpp"
+
 namespace cairn::app {
 namespace {
 
 constexpr int kMaxPoolSize = 1000;
 constexpr int kMaxThreads = 1024;
+// HMAC keys shorter than this are guessable; `cairn secret generate` prints 43 characters.
+constexpr std::size_t kMinAuthSecretLength = 32;
+constexpr int kMaxRateLimitWindowSeconds = 24 * 60 * 60;
 
 class Reader {
  public:
@@ -140,6 +145,42 @@ void ReadTransformPresets(Reader& reader, Settings& settings) {
   settings.storage_transform_presets = *text;
 }
 
+void ReadAuthSettings(Reader& reader, Settings& settings) {
+  if (auto email = reader.Get(nullptr, "AUTH_ADMIN_EMAIL")) settings.admin_email = *email;
+  if (auto password = reader.Get(nullptr, "AUTH_ADMIN_PASSWORD")) {
+    settings.admin_password = *password;
+  }
+  if (auto name = reader.Get(nullptr, "AUTH_ADMIN_NAME")) settings.admin_name = *name;
+  if (settings.admin_email.empty() != settings.admin_password.empty()) {
+    reader.Get(nullptr, settings.admin_email.empty() ? "AUTH_ADMIN_PASSWORD" : "AUTH_ADMIN_EMAIL");
+    reader.Fail("AUTH_ADMIN_EMAIL and AUTH_ADMIN_PASSWORD must be set together");
+  }
+  if (auto host = reader.Get(nullptr, "SMTP_HOST")) settings.smtp_host = *host;
+  reader.ReadInt(nullptr, "SMTP_PORT", settings.smtp_port, 1, 65535);
+  if (auto user = reader.Get(nullptr, "SMTP_USER")) settings.smtp_user = *user;
+  if (auto pass = reader.Get(nullptr, "SMTP_PASS")) settings.smtp_pass = *pass;
+  if (auto from = reader.Get(nullptr, "SMTP_FROM")) settings.smtp_from = *from;
+  if (auto origins = reader.Get(nullptr, "TRUSTED_ORIGINS")) {
+    for (std::string& origin : SplitComma(*origins)) {
+      while (!origin.empty() && origin.back() == '/') origin.pop_back();
+      const bool http = origin.starts_with("http://") || origin.starts_with("https://");
+      if (!http || origin.find('/', origin.find("//") + 2) != std::string::npos) {
+        reader.Fail("\"" + origin + "\" must be an origin such as https://app.example.com");
+      }
+      settings.trusted_origins.push_back(std::move(origin));
+    }
+  }
+  if (auto proxies = reader.Get(nullptr, "TRUSTED_PROXIES")) {
+    if (auto parsed = ratelimit::TrustedProxies::Parse(*proxies); !parsed.ok()) {
+      reader.Fail(parsed.error().message);
+    }
+    settings.trusted_proxies = *proxies;
+  }
+  reader.ReadInt(nullptr, "RATE_LIMIT_WINDOW_SECONDS", settings.rate_limit_window_seconds, 1,
+                 kMaxRateLimitWindowSeconds);
+  reader.ReadBool(nullptr, "RATE_LIMIT_DISABLED", settings.rate_limit_disabled);
+}
+
 }  // namespace
 
 EnvLookup ProcessEnvironment() {
@@ -179,7 +220,14 @@ Result<Settings> LoadSettings(const Flags& flags, const EnvLookup& env) {
   reader.ReadInt(nullptr, "CAIRN_IO_THREADS", settings.io_threads, 1, kMaxThreads);
   reader.ReadInt(nullptr, "CAIRN_WORKER_THREADS", settings.worker_threads, 1, kMaxThreads);
 
-  if (auto secret = reader.Get(nullptr, "AUTH_SECRET")) settings.auth_secret = *secret;
+  if (auto secret = reader.Get(nullptr, "AUTH_SECRET")) {
+    if (secret->size() < kMinAuthSecretLength) {
+      reader.Fail("must be at least " + std::to_string(kMinAuthSecretLength) +
+                  " characters (`cairn secret generate` makes one)");
+    }
+    settings.auth_secret = *secret;
+  }
+  ReadAuthSettings(reader, settings);
   reader.ReadChoice(nullptr, "STORAGE_DEFAULT_ACCESS", settings.storage_default_access,
                     {"private", "public"});
   ReadPublicPaths(reader, settings);
@@ -202,6 +250,7 @@ Result<Settings> LoadSettings(const Flags& flags, const EnvLookup& env) {
     }
     while (!base->empty() && base->back() == '/') base->pop_back();
     settings.base_url = *base;
+    settings.base_url_explicit = true;
   } else {
     settings.base_url = "http://" + settings.host + ":" + std::to_string(settings.port);
   }

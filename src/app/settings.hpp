@@ -18,7 +18,8 @@ struct Settings {
   std::string host = "127.0.0.1";
   std::uint16_t port = 3000;
   std::string data_dir = "./cairn_data";
-  std::string base_url;  // default http://<host>:<port>
+  std::string base_url;  // default http://<host>:<port> (the bound port when PORT is 0)
+  bool base_url_explicit = false;
   log::Level log_level = log::Level::kInfo;
   std::string database_url;  // empty → SQLite at <data_dir>/cairn.db
   int database_pool_size = 0;
@@ -27,7 +28,18 @@ struct Settings {
   int worker_threads = 0;
 
   // Operator settings of the spec; validated here, used by the modules that own them.
-  std::string auth_secret;
+  std::string auth_secret;  // empty: a generated secret kept in the database
+
+  // Auth (D14–D16).
+  std::string admin_email, admin_password, admin_name;
+  std::string smtp_host;
+  int smtp_port = 587;
+  std::string smtp_user, smtp_pass, smtp_from;
+  // Origins allowed to send cookie-authenticated writes, beside BASE_URL's (comma-separated).
+  std::vector<std::string> trusted_origins;
+  std::string trusted_proxies;  // comma-separated addresses and CIDR ranges, validated
+  int rate_limit_window_seconds = 60;
+  bool rate_limit_disabled = false;
   std::string storage_default_access = "private";
   std::vector<std::string> storage_public_paths;
   std::string storage_transform_presets;  // JSON object text, validated

@@ -31,6 +31,7 @@ struct Error {
   std::vector<FieldError> errors;  // field-level failures (400)
   std::string reason;              // legacy `error` member (for example Better Auth's reason)
   std::string detail;              // logged only, never sent
+  int http_status = 0;  // non-zero: replaces the code's status (Better Auth's 422 on sign-up)
 
   static Error Validation(std::string message, std::vector<FieldError> errors = {});
   static Error NotFound(std::string message = "Not found");

@@ -127,6 +127,10 @@ std::string_view Dialect::ForUpdate() const {
   return is_postgres() ? " FOR UPDATE" : "";
 }
 
+std::string_view Dialect::CreateUnloggedTable() const {
+  return is_postgres() ? "CREATE UNLOGGED TABLE" : "CREATE TABLE";
+}
+
 std::string_view Dialect::CaseInsensitiveLike() const {
   return is_postgres() ? "ILIKE" : "LIKE";
 }

@@ -104,6 +104,10 @@ class Dialect {
   // The type name introspection reports for a column of `type` (SQLite: the declared type;
   // PostgreSQL: information_schema.columns.data_type), lowercase.
   std::string_view IntrospectedTypeName(ColumnType type) const;
+  // `CREATE TABLE` for scratch data that need not survive a crash (rate-limit counters):
+  // PostgreSQL `CREATE UNLOGGED TABLE` (no WAL, emptied after a crash, not replicated); SQLite
+  // has no such kind of table.
+  std::string_view CreateUnloggedTable() const;
   // `DROP TABLE "t"` (PostgreSQL adds CASCADE so foreign keys pointing at it go too).
   std::string DropTable(const Identifier& table) const;
   // SQLite resolves REFERENCES lazily, so CREATE TABLE may name a table created later in the

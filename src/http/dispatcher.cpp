@@ -122,15 +122,17 @@ Dispatcher::Prepared Dispatcher::Prepare(const BeastRequest& raw, Request& reque
   }
   request.path_params = std::move(match.path_params);
   const CompiledRoute& route = *match.route;
-  if (!route.route.spec.body_schema.is_null()) {
-    if (auto error = ParseJsonBody(raw, route, request)) {
-      prepared.response = Response::FromError(*error);
-      return prepared;
-    }
-  }
+  // Middleware (rate limit, session) comes before the body: an unauthenticated call gets its
+  // 401 before its input is looked at (D17).
   for (const auto& middleware : middleware_) {
     if (auto early = middleware->Before(request, route.route.spec)) {
       prepared.response = std::move(early);
+      return prepared;
+    }
+  }
+  if (!route.route.spec.body_schema.is_null()) {
+    if (auto error = ParseJsonBody(raw, route, request)) {
+      prepared.response = Response::FromError(*error);
       return prepared;
     }
   }

@@ -1,6 +1,7 @@
 // The request as handlers see it: parsed path and query, path parameters, optional JSON body.
 #pragma once
 
+#include <any>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,12 +25,16 @@ struct Request {
   Params query;                            // percent-decoded, in order
   std::optional<boost::json::value> json;  // parsed when the route declares a body schema
   std::string request_id;
-  std::string client_address;  // the socket peer
+  std::string client_address;  // the socket peer; the rate-limit layer resolves proxies
+  // Who is calling, set by the session layer for routes that use a session (api/session_layer).
+  std::any caller;
 
   std::string_view Header(std::string_view name) const;
   // The first query value for `name`, if present.
   std::optional<std::string_view> Query(std::string_view name) const;
   std::string_view PathParam(std::string_view name) const;
+  // The value of cookie `name` from the Cookie header(s), as sent (not decoded).
+  std::optional<std::string_view> Cookie(std::string_view name) const;
 };
 
 }  // namespace cairn::http

@@ -27,7 +27,7 @@ Response Response::NoContent() {
 
 Response Response::FromError(const Error& error) {
   Response response;
-  response.status = HttpStatus(error.code);
+  response.status = error.http_status != 0 ? error.http_status : HttpStatus(error.code);
   std::string& out = response.body;
   out.append(R"({"success":false,"message":)");
   json::AppendString(out, error.message);
@@ -62,6 +62,10 @@ void Response::SetHeader(std::string name, std::string value) {
       return;
     }
   }
+  headers.emplace_back(std::move(name), std::move(value));
+}
+
+void Response::AddHeader(std::string name, std::string value) {
   headers.emplace_back(std::move(name), std::move(value));
 }
 

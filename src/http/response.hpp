@@ -25,7 +25,10 @@ struct Response {
   // The error envelope (D60): {success:false, message, code, error?, errors?}.
   static Response FromError(const Error& error);
 
+  // Replaces a header of that name.
   void SetHeader(std::string name, std::string value);
+  // Adds one more header of that name (Set-Cookie).
+  void AddHeader(std::string name, std::string value);
 };
 
 }  // namespace cairn::http

@@ -42,7 +42,8 @@ struct RouteSpec {
   std::string pattern;  // /api/tables/{tableId}; a last segment {name...} captures the rest
   std::string summary;
   std::string tag;
-  bool requires_session = false;
+  bool requires_session = false;   // 401 without a live session (D17), before anything else
+  bool optional_session = false;   // the caller is resolved when present (get-session)
   boost::json::value body_schema;  // null → the route takes no JSON body
   std::vector<QueryParam> query;
   std::vector<ResponseSpec> responses;

@@ -271,12 +271,16 @@ struct Server::Impl {
 Server::Server(ServerOptions options, Dispatcher dispatcher)
     : impl_(std::make_unique<Impl>(std::move(options), std::move(dispatcher))) {}
 
+Server::Server(ServerOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options), Dispatcher(Router(), {}))) {}
+
 Server::~Server() {
   Shutdown();
 }
 
-Status Server::Start() {
+Status Server::Listen() {
   Impl& s = *impl_;
+  if (s.acceptor.is_open()) return {};
   beast::error_code ec;
   auto address = asio::ip::make_address(s.options.host, ec);
   if (ec) return Error::Validation("HOST is not an IP address: " + s.options.host);
@@ -286,9 +290,22 @@ Status Server::Start() {
   if (!ec) s.acceptor.bind(endpoint, ec);
   if (!ec) s.acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
+    beast::error_code ignored;
+    s.acceptor.close(ignored);
     return Error::Unavailable("cannot listen on " + s.options.host + ":" +
                               std::to_string(s.options.port) + ": " + ec.message());
   }
+  return {};
+}
+
+Status Server::Start(Dispatcher dispatcher) {
+  impl_->dispatcher = std::move(dispatcher);
+  return Start();
+}
+
+Status Server::Start() {
+  Impl& s = *impl_;
+  CAIRN_TRY(Listen());
   asio::co_spawn(s.acceptor.get_executor(), s.Accept(), asio::detached);
   asio::co_spawn(s.acceptor.get_executor(), s.Sweep(), asio::detached);
   for (auto& context : s.contexts) {

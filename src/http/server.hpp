@@ -26,13 +26,20 @@ struct ServerOptions {
 class Server {
  public:
   Server(ServerOptions options, Dispatcher dispatcher);
+  // A server whose dispatcher comes with Start(Dispatcher): Listen() first tells the port, so
+  // routes can be built knowing it (BASE_URL on port 0).
+  explicit Server(ServerOptions options);
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  // Binds and starts serving on background threads; fails when the address cannot be bound.
+  // Binds and listens (no accepting yet); Start calls it when needed. Idempotent.
+  Status Listen();
+  // Binds if needed and starts serving on background threads; fails when the address cannot
+  // be bound.
   Status Start();
-  // The bound port (after Start).
+  Status Start(Dispatcher dispatcher);
+  // The bound port (after Listen or Start).
   std::uint16_t port() const;
   // Stops accepting, lets in-flight requests finish (kShutdownGrace at most), closes idle
   // connections, joins every thread. Idempotent.

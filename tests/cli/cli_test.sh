@@ -54,7 +54,17 @@ check "a bad setting names the setting" 1 'PORT' -- env PORT=99999 "$cairn" serv
 check "a bad flag value names the flag" 1 '--log-level' -- "$cairn" serve "$root/examples/app.yaml" --log-level loud --data-dir "$work/d2"
 check "a bad DATABASE_URL names it" 1 'DATABASE_URL' -- env DATABASE_URL=mysql://x "$cairn" serve "$root/examples/app.yaml" --data-dir "$work/d3"
 
-# serve answers health, then exits 0 on SIGTERM.
+check "secret generate prints 43 base64url characters" 0 '^[A-Za-z0-9_-]{43}$' -- "$cairn" secret generate
+check "admin create creates a verified admin" 0 '^created admin boss@example.com' -- \
+  "$cairn" admin create Boss@Example.com --password "correct horse 1" --data-dir "$work/serve"
+check "admin create is idempotent" 0 'already exists: boss@example.com' -- \
+  "$cairn" admin create boss@example.com --password "correct horse 1" --data-dir "$work/serve"
+check "admin create refuses a short password" 1 'Password too short' -- \
+  "$cairn" admin create other@example.com --password short --data-dir "$work/serve"
+check "admin create needs a password" 2 'needs --password' -- \
+  env -u AUTH_ADMIN_PASSWORD "$cairn" admin create other@example.com --data-dir "$work/serve"
+
+# serve answers health and signs the admin in, then exits 0 on SIGTERM.
 "$cairn" serve "$root/examples/app.yaml" --port 0 --data-dir "$work/serve" >"$work/serve.log" 2>&1 &
 pid=$!
 port=""
@@ -67,6 +77,10 @@ if [ -z "$port" ]; then
   echo "FAIL: serve did not start"; cat "$work/serve.log"; failures=$((failures + 1))
 else
   check "serve answers /api/health" 0 '"status":"ok"' -- curl -sS "http://127.0.0.1:$port/api/health"
+  check "the admin made by admin create signs in as admin" 0 '"role":"admin"' -- \
+    curl -sS -H 'Content-Type: application/json' \
+    -d '{"email":"boss@example.com","password":"correct horse 1"}' \
+    "http://127.0.0.1:$port/api/auth/sign-in/email"
   kill -TERM "$pid"
   wait "$pid"
   status=$?

@@ -7,12 +7,18 @@
 namespace cairn::test {
 
 TestApp::TestApp(TestAppOptions options) {
-  auto database = TestDatabase::Create();
-  if (!database.ok()) throw std::runtime_error("test database: " + database.error().message);
-  database_ = std::move(database).value();
-  // The application opens its own connections to the same isolated database.
-  database_->Close();
-  data_dir_ = database_->directory();
+  if (options.share_database_with != nullptr) {
+    data_dir_ = options.share_database_with->data_dir_;
+    database_url_ = options.share_database_with->database_url_;
+  } else {
+    auto database = TestDatabase::Create();
+    if (!database.ok()) throw std::runtime_error("test database: " + database.error().message);
+    database_ = std::move(database).value();
+    // The application opens its own connections to the same isolated database.
+    database_->Close();
+    data_dir_ = database_->directory();
+    database_url_ = database_->options().url;
+  }
 
   auto outcome = config::LoadConfigText(options.config_yaml, true, data_dir_, "test.yaml");
   if (!outcome.ok()) {
@@ -23,8 +29,10 @@ TestApp::TestApp(TestAppOptions options) {
   app::ApplicationOptions app_options;
   app_options.settings.port = 0;
   app_options.settings.data_dir = data_dir_.string();
-  app_options.settings.database_url = database_->options().url;
+  app_options.settings.database_url = database_url_;
   app_options.settings.log_level = log::Level::kWarn;
+  app_options.settings.rate_limit_disabled = true;
+  if (options.tune_settings) options.tune_settings(app_options.settings);
   app_options.config = std::move(*outcome.config);
   app_options.extra_routes = std::move(options.extra_routes);
   app_options.tune_server = std::move(options.tune_server);

@@ -13,10 +13,19 @@
 
 namespace cairn::test {
 
+class TestApp;
+
 struct TestAppOptions {
   std::string config_yaml;
   std::function<Status(http::Router&, db::Database&)> extra_routes;
   std::function<void(http::ServerOptions&)> tune_server;
+  // Adjusts operator settings before start. Rate limits start disabled in tests (sign-in tests
+  // would trip them); rate-limit tests turn them back on here.
+  std::function<void(app::Settings&)> tune_settings;
+  // Runs on the database of another TestApp (its data directory and, on PostgreSQL, its schema)
+  // instead of a fresh one: several nodes on one database, or a restart. That app must outlive
+  // this one; it may be shut down already.
+  const TestApp* share_database_with = nullptr;
 };
 
 class TestApp {
@@ -31,7 +40,8 @@ class TestApp {
 
  private:
   std::filesystem::path data_dir_;
-  std::unique_ptr<TestDatabase> database_;
+  std::string database_url_;                // empty on SQLite: <data_dir_>/cairn.db
+  std::unique_ptr<TestDatabase> database_;  // null when sharing another app's
   std::unique_ptr<app::Application> app_;
 };
 

@@ -30,6 +30,7 @@ HttpResult FromBeast(const bhttp::response<bhttp::string_body>& response) {
     std::string name(field.name_string());
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     result.headers[name] = std::string(field.value());
+    if (name == "set-cookie") result.set_cookies.emplace_back(field.value());
   }
   result.body = response.body();
   return result;
@@ -42,6 +43,13 @@ std::string HttpResult::Header(const std::string& name) const {
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   auto it = headers.find(lower);
   return it == headers.end() ? std::string() : it->second;
+}
+
+std::optional<std::string> HttpResult::SetCookie(const std::string& name) const {
+  for (const std::string& cookie : set_cookies) {
+    if (cookie.starts_with(name + "=")) return cookie;
+  }
+  return std::nullopt;
 }
 
 boost::json::value HttpResult::Json() const {

@@ -15,12 +15,15 @@ namespace cairn::test {
 
 struct HttpResult {
   int status = 0;
-  std::map<std::string, std::string> headers;  // lower-case names
+  std::map<std::string, std::string> headers;  // lower-case names; a repeated header keeps one
+  std::vector<std::string> set_cookies;        // every Set-Cookie value, in order
   std::string body;
 
   std::string Header(const std::string& name) const;
   // The body parsed as JSON (null when it is not JSON).
   boost::json::value Json() const;
+  // The Set-Cookie value for cookie `name` (the whole header value, attributes included).
+  std::optional<std::string> SetCookie(const std::string& name) const;
 };
 
 using Headers = std::vector<std::pair<std::string, std::string>>;

@@ -1,0 +1,17 @@
+// /api/auth: Better Auth's REST surface (D10) over auth::AuthService. Registered only when the
+// config has an `auth` section. auth_api.cpp holds the user routes, auth_admin_api.cpp the
+// admin plugin's routes; auth_route_support.hpp their shared helpers.
+#pragma once
+
+#include "api/session_layer.hpp"
+#include "auth/auth_service.hpp"
+#include "common/result.hpp"
+#include "http/router.hpp"
+
+namespace cairn::api {
+
+Status AddAuthRoutes(http::Router& router, auth::AuthService& auth, const SessionCookies& cookies);
+Status AddAuthAdminRoutes(http::Router& router, auth::AuthService& auth,
+                          const SessionCookies& cookies);
+
+}  // namespace cairn::api

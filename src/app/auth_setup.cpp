@@ -1,0 +1,67 @@
+#include "app/auth_setup.hpp"
+
+#include <filesystem>
+
+#include "auth/auth_schema.hpp"
+#include "common/log.hpp"
+#include "ratelimit/rate_limit_middleware.hpp"
+
+namespace cairn::app {
+
+Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& config,
+                            db::Database& database) {
+  CAIRN_TRY(auth::EnsureAuthSchema(database));
+  std::string secret = settings.auth_secret;
+  if (secret.empty()) {
+    CAIRN_ASSIGN_OR_RETURN(secret, auth::LoadOrCreateSecret(database));
+    log::Info("AUTH_SECRET is not set: using the generated secret kept in the database");
+  }
+  mail::MailSettings mail_settings;
+  mail_settings.smtp_host = settings.smtp_host;
+  mail_settings.smtp_port = settings.smtp_port;
+  mail_settings.smtp_user = settings.smtp_user;
+  mail_settings.smtp_pass = settings.smtp_pass;
+  if (!settings.smtp_from.empty()) mail_settings.from = settings.smtp_from;
+  mail_settings.outbox_dir = (std::filesystem::path(settings.data_dir) / "outbox").string();
+  CAIRN_ASSIGN_OR_RETURN(std::unique_ptr<mail::Mailer> mailer, mail::MakeMailer(mail_settings));
+
+  AuthParts parts;
+  parts.mailer = std::move(mailer);
+  auth::AuthOptions options{config, std::move(secret), settings.base_url};
+  parts.service = std::make_unique<auth::AuthService>(database, std::move(options), parts.mailer);
+  parts.cookies = std::make_unique<api::SessionCookies>(parts.service->codec(),
+                                                        settings.base_url.starts_with("https://"));
+  if (Status purged = parts.service->PurgeExpired(); !purged.ok()) {
+    log::Warn("cannot purge expired sessions: " + purged.error().detail);
+  }
+  return parts;
+}
+
+Status EnsureFirstAdmin(const Settings& settings, auth::AuthService& auth) {
+  if (settings.admin_email.empty()) return {};
+  CAIRN_ASSIGN_OR_RETURN(
+      bool created,
+      auth.EnsureAdmin(settings.admin_email, settings.admin_password, settings.admin_name));
+  if (created) log::Info("created the first admin from AUTH_ADMIN_EMAIL");
+  return {};
+}
+
+Result<std::shared_ptr<http::Middleware>> MakeRateLimitLayer(const Settings& settings,
+                                                             db::Database& database) {
+  ratelimit::RateLimitOptions options;
+  CAIRN_ASSIGN_OR_RETURN(options.trusted_proxies,
+                         ratelimit::TrustedProxies::Parse(settings.trusted_proxies));
+  options.window_seconds = settings.rate_limit_window_seconds;
+  options.disabled = settings.rate_limit_disabled;
+  if (!options.disabled) {
+    if (database.dialect().is_postgres()) {
+      CAIRN_ASSIGN_OR_RETURN(options.limiter, ratelimit::MakeDatabaseRateLimiter(database));
+    } else {
+      options.limiter = ratelimit::MakeMemoryRateLimiter();
+    }
+  }
+  return std::shared_ptr<http::Middleware>(
+      std::make_shared<ratelimit::RateLimitMiddleware>(std::move(options)));
+}
+
+}  // namespace cairn::app

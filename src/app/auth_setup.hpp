@@ -1,0 +1,34 @@
+// Builds the auth surface for the composition root: tables, signing secret, mailer, service,
+// cookies, the first admin (D14), and the middleware that goes with it (rate limit, session).
+#pragma once
+
+#include <memory>
+
+#include "api/session_layer.hpp"
+#include "app/settings.hpp"
+#include "auth/auth_service.hpp"
+#include "common/result.hpp"
+#include "config/model.hpp"
+#include "db/database.hpp"
+#include "http/middleware.hpp"
+#include "http/router.hpp"
+#include "mail/mailer.hpp"
+
+namespace cairn::app {
+
+struct AuthParts {
+  std::shared_ptr<mail::Mailer> mailer;
+  std::unique_ptr<auth::AuthService> service;
+  std::unique_ptr<api::SessionCookies> cookies;
+};
+
+// Tables, secret (AUTH_SECRET or one kept in the database), mailer (SMTP_* or the outbox).
+Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& config,
+                            db::Database& database);
+// AUTH_ADMIN_EMAIL / AUTH_ADMIN_PASSWORD: a verified admin when that email is not taken.
+Status EnsureFirstAdmin(const Settings& settings, auth::AuthService& auth);
+// The rate-limit layer (D16): counters in memory on SQLite, in the database on PostgreSQL.
+Result<std::shared_ptr<http::Middleware>> MakeRateLimitLayer(const Settings& settings,
+                                                             db::Database& database);
+
+}  // namespace cairn::app

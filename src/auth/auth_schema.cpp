@@ -1,0 +1,105 @@
+#include "auth/auth_schema.hpp"
+
+#include "common/crypto.hpp"
+
+namespace cairn::auth {
+namespace {
+
+// Types chosen to mean the same on both databases: times are epoch milliseconds (BIGINT),
+// flags are 0/1 integers, ids are random text.
+constexpr const char* kSchemaSql = R"SQL(
+CREATE TABLE IF NOT EXISTS "_cairn_auth_users" (
+  "id" TEXT PRIMARY KEY,
+  "name" TEXT NOT NULL,
+  "email" TEXT NOT NULL,
+  "email_verified" INTEGER NOT NULL DEFAULT 0,
+  "image" TEXT,
+  "role" TEXT NOT NULL,
+  "banned" INTEGER NOT NULL DEFAULT 0,
+  "ban_reason" TEXT,
+  "ban_expires" BIGINT,
+  "two_factor_enabled" INTEGER NOT NULL DEFAULT 0,
+  "created_at" BIGINT NOT NULL,
+  "updated_at" BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS "_cairn_auth_users_email" ON "_cairn_auth_users" ("email");
+CREATE INDEX IF NOT EXISTS "_cairn_auth_users_created" ON "_cairn_auth_users" ("created_at");
+
+CREATE TABLE IF NOT EXISTS "_cairn_auth_sessions" (
+  "id" TEXT PRIMARY KEY,
+  "token_hash" TEXT NOT NULL,
+  "user_id" TEXT NOT NULL REFERENCES "_cairn_auth_users" ("id") ON DELETE CASCADE,
+  "expires_at" BIGINT NOT NULL,
+  "remember" INTEGER NOT NULL DEFAULT 1,
+  "ip_address" TEXT,
+  "user_agent" TEXT,
+  "impersonated_by" TEXT,
+  "created_at" BIGINT NOT NULL,
+  "updated_at" BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS "_cairn_auth_sessions_token" ON "_cairn_auth_sessions" ("token_hash");
+CREATE INDEX IF NOT EXISTS "_cairn_auth_sessions_user" ON "_cairn_auth_sessions" ("user_id");
+
+CREATE TABLE IF NOT EXISTS "_cairn_auth_accounts" (
+  "id" TEXT PRIMARY KEY,
+  "user_id" TEXT NOT NULL REFERENCES "_cairn_auth_users" ("id") ON DELETE CASCADE,
+  "provider_id" TEXT NOT NULL,
+  "account_id" TEXT NOT NULL,
+  "password" TEXT,
+  "access_token" TEXT,
+  "refresh_token" TEXT,
+  "id_token" TEXT,
+  "access_token_expires_at" BIGINT,
+  "refresh_token_expires_at" BIGINT,
+  "scope" TEXT,
+  "created_at" BIGINT NOT NULL,
+  "updated_at" BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS "_cairn_auth_accounts_provider" ON "_cairn_auth_accounts" ("provider_id", "account_id");
+CREATE INDEX IF NOT EXISTS "_cairn_auth_accounts_user" ON "_cairn_auth_accounts" ("user_id");
+
+CREATE TABLE IF NOT EXISTS "_cairn_auth_verifications" (
+  "id" TEXT PRIMARY KEY,
+  "token_hash" TEXT NOT NULL,
+  "purpose" TEXT NOT NULL,
+  "user_id" TEXT NOT NULL REFERENCES "_cairn_auth_users" ("id") ON DELETE CASCADE,
+  "value" TEXT,
+  "expires_at" BIGINT NOT NULL,
+  "created_at" BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS "_cairn_auth_verifications_token" ON "_cairn_auth_verifications" ("token_hash");
+CREATE INDEX IF NOT EXISTS "_cairn_auth_verifications_user" ON "_cairn_auth_verifications" ("user_id", "purpose");
+
+CREATE TABLE IF NOT EXISTS "_cairn_secrets" (
+  "name" TEXT PRIMARY KEY,
+  "value" TEXT NOT NULL
+);
+)SQL";
+
+}  // namespace
+
+Status EnsureAuthSchema(db::Database& database) {
+  return database.Transaction(db::Access::kSchema, [&](db::Connection& connection) -> Status {
+    if (auto lock = connection.dialect().MigrationLockSql()) {
+      CAIRN_TRY(connection.Execute(*lock, {}));
+    }
+    return connection.ExecuteScript(kSchemaSql);
+  });
+}
+
+Result<std::string> LoadOrCreateSecret(db::Database& database) {
+  std::string secret;
+  CAIRN_TRY(database.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+    const std::string candidate = crypto::Base64Url(crypto::RandomBytes(32));
+    CAIRN_TRY(
+        connection.Execute(R"(INSERT INTO "_cairn_secrets" ("name", "value") VALUES ('auth', ?) )"
+                           R"(ON CONFLICT ("name") DO NOTHING)",
+                           {std::string_view(candidate)}));
+    CAIRN_TRY(connection.Execute(R"(SELECT "value" FROM "_cairn_secrets" WHERE "name" = 'auth')",
+                                 {}, [&](const db::Row& row) { secret = row.GetText(0); }));
+    return {};
+  }));
+  return secret;
+}
+
+}  // namespace cairn::auth

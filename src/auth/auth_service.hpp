@@ -1,0 +1,154 @@
+// The auth domain: accounts, sessions, verification and the admin operations, with no HTTP
+// types. api/auth_api.cpp maps Better Auth's wire format onto it. Password hashing makes most
+// operations slow on purpose: they run on worker threads.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "auth/background_tasks.hpp"
+#include "auth/model.hpp"
+#include "auth/session_token.hpp"
+#include "auth/user_store.hpp"
+#include "common/result.hpp"
+#include "config/model.hpp"
+#include "db/database.hpp"
+#include "mail/mailer.hpp"
+
+namespace cairn::auth {
+
+struct AuthOptions {
+  config::AuthConfig config;
+  std::string secret;    // signs cookies
+  std::string base_url;  // links in mail
+};
+
+// A new session and the token that only its holder knows.
+struct IssuedSession {
+  Session session;
+  std::string token;
+};
+
+struct SignUpInput {
+  std::string name, email, password;
+  std::optional<std::string> image;
+  std::string callback_url;
+  bool remember = true;
+};
+struct SignUpResult {
+  User user;
+  std::optional<IssuedSession> session;  // absent when email verification is required
+};
+
+struct SessionView {
+  Session session;
+  std::string token_hash;
+};
+
+struct CreateUserInput {
+  std::string name, email, password, role;
+  bool email_verified = false;
+};
+
+class AuthService {
+ public:
+  AuthService(db::Database& database, AuthOptions options, std::shared_ptr<mail::Mailer> mailer);
+
+  const SessionTokenCodec& codec() const { return codec_; }
+  const AuthOptions& options() const { return options_; }
+  bool IsKnownRole(std::string_view role) const;
+
+  // --- Sessions ---------------------------------------------------------------------------------
+  // The live session for a raw token: one indexed lookup; extended (a write) once a day of use.
+  // Expired sessions and banned users resolve to nothing.
+  struct Resolved {
+    Caller caller;
+    bool refreshed = false;
+  };
+  Result<std::optional<Resolved>> Resolve(std::string_view token);
+  Result<IssuedSession> CreateSession(db::Connection& connection, const User& user,
+                                      const ClientInfo& client, bool remember,
+                                      std::optional<std::string> impersonated_by = {});
+  Status SignOut(std::string_view token);
+  Result<std::vector<SessionView>> ListSessions(std::string_view user_id);
+  // `token` is a raw session token or a token hash from ListSessions; with `user_id`, only a
+  // session of that user is ended.
+  Status RevokeSession(std::optional<std::string_view> user_id, std::string_view token);
+  Status RevokeSessions(std::string_view user_id, std::optional<std::string_view> except_id);
+
+  // --- Accounts ---------------------------------------------------------------------------------
+  Result<SignUpResult> SignUp(const SignUpInput& input, const ClientInfo& client);
+  struct SignInResult {
+    User user;
+    IssuedSession session;
+  };
+  Result<SignInResult> SignIn(std::string_view email, std::string_view password, bool remember,
+                              const ClientInfo& client, std::string_view callback_url);
+  Result<User> UpdateProfile(const User& user, std::optional<std::string> name,
+                             std::optional<std::optional<std::string>> image);
+  // Returns a new session when other sessions are revoked (the current one goes too).
+  Result<std::optional<IssuedSession>> ChangePassword(const Caller& caller,
+                                                      std::string_view current,
+                                                      std::string_view next,
+                                                      bool revoke_other_sessions,
+                                                      const ClientInfo& client);
+  Status ChangeEmail(const User& user, std::string_view new_email, std::string_view callback_url);
+  Status DeleteUser(const User& user, std::optional<std::string_view> password);
+  // Always succeeds for the caller (D12); mail goes out only for a known address.
+  Status RequestPasswordReset(std::string_view email, std::string_view redirect_to);
+  Status ResetPassword(std::string_view token, std::string_view new_password);
+  Status SendVerificationEmail(std::string_view email, std::string_view callback_url);
+  Result<User> VerifyEmail(std::string_view token);
+
+  // --- Admin ------------------------------------------------------------------------------------
+  Result<User> CreateUser(const CreateUserInput& input);
+  // D14: creates a verified admin when the email is not taken; true when created.
+  Result<bool> EnsureAdmin(std::string_view email, std::string_view password,
+                           std::string_view name);
+  Result<UserPage> ListUsers(const UserQuery& query);
+  Result<User> GetUser(std::string_view user_id);
+  Result<User> SetRole(std::string_view user_id, std::string_view role);
+  Result<User> Ban(const User& admin, std::string_view user_id, std::optional<std::string> reason,
+                   std::optional<std::int64_t> expires_in_s);
+  Result<User> Unban(std::string_view user_id);
+  Status RemoveUser(const User& admin, std::string_view user_id);
+  Status SetUserPassword(std::string_view user_id, std::string_view password);
+  Result<User> AdminUpdateUser(std::string_view user_id, const boost::json::object& data);
+  Result<IssuedSession> Impersonate(const Caller& admin, std::string_view user_id,
+                                    const ClientInfo& client);
+  // The impersonation session ends; the admin's own session (from its signed cookie) is
+  // returned when it is still live.
+  Result<std::optional<Resolved>> StopImpersonating(const Caller& caller,
+                                                    std::string_view admin_token);
+
+  // Purges expired sessions and tokens (at startup, then at most hourly from sign-ins).
+  Status PurgeExpired();
+  // Returns when the mail posted to the background has gone out (tests and shutdown).
+  void WaitForBackgroundWork() { background_.WaitIdle(); }
+
+ private:
+  Status CheckPassword(std::string_view password, std::string_view field) const;
+  Result<User> LoadUser(db::Connection& connection, std::string_view user_id);
+  Status SendTokenMail(const User& user, std::string_view purpose, std::string_view value,
+                       std::string_view to, std::string_view callback_url);
+
+  void PurgeExpiredHourly();
+
+  db::Database& database_;
+  AuthOptions options_;
+  std::atomic<std::int64_t> next_purge_ms_{0};
+  BackgroundTasks background_;  // last: its thread stops first, before what it uses
+  std::shared_ptr<mail::Mailer> mailer_;
+  SessionTokenCodec codec_;
+};
+
+// Lowercases and trims an address; empty when it is not a plausible single address.
+std::string NormalizeEmail(std::string_view email);
+// Links in mail and redirects go only to a path on this server or to its own origin (no open
+// redirects); a 400 naming `field` otherwise.
+Status CheckCallbackUrl(std::string_view url, std::string_view base_url, std::string_view field);
+
+}  // namespace cairn::auth

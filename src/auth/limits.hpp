@@ -1,0 +1,45 @@
+// Auth constants (D11, D14): lifetimes, hashing cost, input bounds. Documented in docs/auth.md.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cairn::auth {
+
+inline constexpr std::int64_t kMillisPerDay = 24LL * 60 * 60 * 1000;
+// A session lives 7 days and is extended when used more than a day after its last refresh.
+inline constexpr std::int64_t kSessionLifetimeMillis = 7 * kMillisPerDay;
+inline constexpr std::int64_t kSessionRefreshAgeMillis = kMillisPerDay;
+// rememberMe: false gives a browser-session cookie and a session that ends within a day.
+inline constexpr std::int64_t kShortSessionLifetimeMillis = kMillisPerDay;
+// Impersonation sessions are short on purpose.
+inline constexpr std::int64_t kImpersonationLifetimeMillis = 60LL * 60 * 1000;
+// Expired sessions and tokens are deleted at startup and then at most this often.
+inline constexpr std::int64_t kPurgeIntervalMillis = 60LL * 60 * 1000;
+// Email verification, password reset and email change links.
+inline constexpr std::int64_t kEmailTokenLifetimeMillis = 60LL * 60 * 1000;
+
+// Session tokens: 32 characters from [A-Za-z0-9] (190 bits), as Better Auth issues them.
+inline constexpr std::size_t kSessionTokenLength = 32;
+inline constexpr std::size_t kIdLength = 32;
+
+// argon2id at OWASP's baseline (m = 19 MiB, t = 2, p = 1).
+inline constexpr unsigned long long kPasswordHashOps = 2;
+inline constexpr std::size_t kPasswordHashMemoryBytes = 19 * 1024 * 1024;
+
+// Default password bounds (D11); the emailAndPassword strategy may narrow or widen them.
+inline constexpr int kDefaultMinPasswordLength = 8;
+inline constexpr int kDefaultMaxPasswordLength = 128;
+
+// Input bounds: RFC 5321 caps an address at 254 octets.
+inline constexpr std::size_t kMaxEmailLength = 254;
+inline constexpr std::size_t kMaxNameLength = 256;
+inline constexpr std::size_t kMaxImageLength = 2048;
+inline constexpr std::size_t kMaxUserAgentLength = 512;
+inline constexpr std::size_t kMaxBanReasonLength = 1000;
+
+// admin/list-users paging.
+inline constexpr int kDefaultListUsersLimit = 100;
+inline constexpr int kMaxListUsersLimit = 1000;
+
+}  // namespace cairn::auth

@@ -1,0 +1,50 @@
+// The auth domain's values. Times are epoch milliseconds.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace cairn::auth {
+
+struct User {
+  std::string id;
+  std::string name;
+  std::string email;  // stored lowercase
+  bool email_verified = false;
+  std::optional<std::string> image;
+  std::string role;
+  bool banned = false;
+  std::optional<std::string> ban_reason;
+  std::optional<std::int64_t> ban_expires;
+  bool two_factor_enabled = false;
+  std::int64_t created_at = 0;
+  std::int64_t updated_at = 0;
+};
+
+struct Session {
+  std::string id;
+  std::string user_id;
+  std::int64_t expires_at = 0;
+  bool remember = true;  // false: a browser-session cookie (rememberMe: false)
+  std::optional<std::string> ip_address;
+  std::optional<std::string> user_agent;
+  std::optional<std::string> impersonated_by;
+  std::int64_t created_at = 0;
+  std::int64_t updated_at = 0;
+};
+
+// A session as presented by a caller: the row, its user and the raw token the caller holds.
+struct Caller {
+  User user;
+  Session session;
+  std::string token;
+};
+
+// Where a request comes from, recorded on the sessions it creates.
+struct ClientInfo {
+  std::string ip_address;
+  std::string user_agent;
+};
+
+}  // namespace cairn::auth

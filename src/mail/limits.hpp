@@ -1,0 +1,32 @@
+// Limits and timeouts of the mail module, in one place (ARCHITECTURE.md, "Names and size").
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+
+namespace cairn::mail {
+
+// SMTP: a server that does not answer the TCP/TLS handshake within kConnectTimeout, or a whole
+// exchange that takes longer than kTotalTimeout, fails the send with Error::Unavailable. Both are
+// short because Send runs on a worker thread that a request is waiting on.
+inline constexpr std::chrono::milliseconds kConnectTimeout{10'000};
+inline constexpr std::chrono::milliseconds kTotalTimeout{30'000};
+
+// RFC 5321 §4.5.3.1: 64 octets of local part, 254 for the whole path without angle brackets.
+inline constexpr std::size_t kMaxLocalPartLength = 64;
+inline constexpr std::size_t kMaxAddressLength = 254;
+inline constexpr std::size_t kMaxDomainLabelLength = 63;
+// Display names and subjects longer than this are refused rather than folded over many lines.
+inline constexpr std::size_t kMaxDisplayNameBytes = 200;
+inline constexpr std::size_t kMaxSubjectBytes = 900;
+
+// RFC 5322 §2.1.1: header lines SHOULD stay within 78 characters (folded at whitespace).
+inline constexpr std::size_t kHeaderLineLength = 78;
+// RFC 2045 §6.7: encoded lines at most 76 characters; 75 plus the `=` of a soft line break.
+inline constexpr std::size_t kQuotedPrintableLineLength = 76;
+// RFC 2047 §2: an encoded-word is at most 75 characters, and a line holding one at most 76. A
+// chunk of 39 bytes is 52 base64 characters, 64 with `=?utf-8?B?` and `?=`, so even the first
+// word, after `Subject: `, stays within 76 (and within RFC 5322's 78).
+inline constexpr std::size_t kEncodedWordBytes = 39;
+
+}  // namespace cairn::mail
