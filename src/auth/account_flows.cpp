@@ -168,12 +168,7 @@ Status AuthService::ChangeEmail(const User& user, std::string_view new_email_inp
   if (new_email == user.email) {
     return FieldFailure("EMAIL_IS_THE_SAME", "newEmail", "Email is the same");
   }
-  bool taken = false;
-  CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
-    CAIRN_ASSIGN_OR_RETURN(auto existing, FindUserByEmail(connection, new_email));
-    taken = existing.has_value();
-    return {};
-  }));
+  CAIRN_ASSIGN_OR_RETURN(auto taken, FindByEmail(new_email));
   if (taken) {
     return FieldFailure("USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", "newEmail",
                         "User already exists. Use another email.");
@@ -225,11 +220,7 @@ Status AuthService::RequestPasswordReset(std::string_view email_input,
   CAIRN_TRY(CheckCallbackUrl(redirect_to, options_.base_url, "redirectTo"));
   const std::string email = NormalizeEmail(email_input);
   if (email.empty()) return FieldFailure("INVALID_EMAIL", "email", "Invalid email");
-  std::optional<User> user;
-  CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
-    CAIRN_ASSIGN_OR_RETURN(user, FindUserByEmail(connection, email));
-    return {};
-  }));
+  CAIRN_ASSIGN_OR_RETURN(auto user, FindByEmail(email));
   if (!user) return {};  // the same answer as for a known address (D12)
   // After the answer: the token write and the mail take time an unknown address would not.
   background_.Post([this, user = std::move(*user), redirect = std::string(redirect_to)] {
@@ -275,11 +266,7 @@ Status AuthService::SendVerificationEmail(std::string_view email_input,
   CAIRN_TRY(CheckCallbackUrl(callback_url, options_.base_url, "callbackURL"));
   const std::string email = NormalizeEmail(email_input);
   if (email.empty()) return FieldFailure("INVALID_EMAIL", "email", "Invalid email");
-  std::optional<User> user;
-  CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
-    CAIRN_ASSIGN_OR_RETURN(user, FindUserByEmail(connection, email));
-    return {};
-  }));
+  CAIRN_ASSIGN_OR_RETURN(auto user, FindByEmail(email));
   // Unknown and already verified addresses get the same answer and no mail; the mail goes out
   // after the answer so that its time tells nothing either.
   if (!user || user->email_verified) return {};

@@ -37,27 +37,13 @@ Result<User> AuthService::CreateUser(const CreateUserInput& input) {
     CAIRN_TRY(CheckPassword(input.password, "password"));
     CAIRN_ASSIGN_OR_RETURN(hash, HashPassword(input.password));
   }
-  const std::int64_t now = time::NowMillis();
-  User user;
-  user.id = crypto::RandomAlphanumeric(kIdLength);
-  user.name = input.name;
-  user.email = email;
+  User user = NewUser(input.name, email, role, time::NowMillis());
   user.email_verified = input.email_verified;
-  user.role = role;
-  user.created_at = now;
-  user.updated_at = now;
   bool duplicate = false;
   Status written =
       database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-        CAIRN_ASSIGN_OR_RETURN(auto existing, FindUserByEmail(connection, email));
-        if (existing) {
-          duplicate = true;
-          return {};
-        }
-        CAIRN_TRY(InsertUser(connection, user));
-        if (hash) {
-          CAIRN_TRY(InsertPasswordAccount(connection, user.id, *hash, now));
-        }
+        CAIRN_ASSIGN_OR_RETURN(bool inserted, InsertUserUnlessTaken(connection, user, hash));
+        duplicate = !inserted;
         return {};
       });
   if (duplicate ||
@@ -72,13 +58,8 @@ Result<bool> AuthService::EnsureAdmin(std::string_view email, std::string_view p
                                       std::string_view name) {
   const std::string normalized = NormalizeEmail(email);
   if (normalized.empty()) return FieldFailure("INVALID_EMAIL", "email", "Invalid email");
-  bool exists = false;
-  CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
-    CAIRN_ASSIGN_OR_RETURN(auto existing, FindUserByEmail(connection, normalized));
-    exists = existing.has_value();
-    return {};
-  }));
-  if (exists) return false;
+  CAIRN_ASSIGN_OR_RETURN(auto existing, FindByEmail(normalized));
+  if (existing) return false;
   auto created = CreateUser({std::string(name.empty() ? std::string_view("Admin") : name),
                              normalized, std::string(password), "admin", true});
   if (!created.ok()) {

@@ -33,17 +33,6 @@ int PasswordLength(std::string_view password) {
   return units;
 }
 
-// The emailAndPassword strategy's autoSignIn (D13, default true): false signs nobody in at
-// sign-up, as Better Auth does.
-bool AutoSignIn(const config::AuthConfig& config) {
-  for (const config::AuthStrategy& strategy : config.strategies) {
-    if (strategy.type != "emailAndPassword") continue;
-    const auto* value = strategy.properties.if_contains("autoSignIn");
-    if (value != nullptr && value->is_bool()) return value->get_bool();
-  }
-  return true;
-}
-
 }  // namespace
 
 std::string NormalizeEmail(std::string_view email) {
@@ -102,6 +91,15 @@ Status AuthService::CheckPassword(std::string_view password, std::string_view fi
                             std::to_string(options_.config.max_password_length) + " characters");
   }
   return {};
+}
+
+Result<std::optional<User>> AuthService::FindByEmail(std::string_view email) {
+  std::optional<User> user;
+  CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
+    CAIRN_ASSIGN_OR_RETURN(user, FindUserByEmail(connection, email));
+    return {};
+  }));
+  return user;
 }
 
 Result<User> AuthService::LoadUser(db::Connection& connection, std::string_view user_id) {
@@ -241,31 +239,21 @@ Result<SignUpResult> AuthService::SignUp(const SignUpInput& input, const ClientI
   CAIRN_TRY(CheckPassword(input.password, "password"));
   CAIRN_TRY(CheckCallbackUrl(input.callback_url, options_.base_url, "callbackURL"));
   const bool verification_required = options_.config.require_email_verification;
-  const bool sign_in = !verification_required && AutoSignIn(options_.config);
+  const bool sign_in = !verification_required && options_.config.auto_sign_in;
 
   // Hash first: it is the slow part and must not run inside a write transaction.
   CAIRN_ASSIGN_OR_RETURN(std::string hash, HashPassword(input.password));
   const std::int64_t now = time::NowMillis();
   SignUpResult result;
   User& user = result.user;
-  user.id = crypto::RandomAlphanumeric(kIdLength);
-  user.name = input.name;
-  user.email = email;
+  user = NewUser(input.name, email, options_.config.default_role, now);
   user.image = input.image;
-  user.role = options_.config.default_role;
-  user.created_at = now;
-  user.updated_at = now;
   bool duplicate = false;
   Status written =
       database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-        CAIRN_ASSIGN_OR_RETURN(auto existing, FindUserByEmail(connection, email));
-        if (existing) {
-          duplicate = true;
-          return {};
-        }
-        CAIRN_TRY(InsertUser(connection, user));
-        CAIRN_TRY(InsertPasswordAccount(connection, user.id, hash, now));
-        if (sign_in) {
+        CAIRN_ASSIGN_OR_RETURN(bool inserted, InsertUserUnlessTaken(connection, user, hash));
+        duplicate = !inserted;
+        if (inserted && sign_in) {
           CAIRN_ASSIGN_OR_RETURN(auto issued,
                                  CreateSession(connection, user, client, input.remember));
           result.session = std::move(issued);

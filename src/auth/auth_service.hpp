@@ -132,6 +132,8 @@ class AuthService {
  private:
   Status CheckPassword(std::string_view password, std::string_view field) const;
   Result<User> LoadUser(db::Connection& connection, std::string_view user_id);
+  // The user with this (normalized) email, in its own read transaction.
+  Result<std::optional<User>> FindByEmail(std::string_view email);
   Status SendTokenMail(const User& user, std::string_view purpose, std::string_view value,
                        std::string_view to, std::string_view callback_url);
 

@@ -196,6 +196,28 @@ Status InsertUser(db::Connection& connection, const User& user) {
   return {};
 }
 
+User NewUser(std::string name, std::string email, std::string role, std::int64_t now) {
+  User user;
+  user.id = crypto::RandomAlphanumeric(kIdLength);
+  user.name = std::move(name);
+  user.email = std::move(email);
+  user.role = std::move(role);
+  user.created_at = now;
+  user.updated_at = now;
+  return user;
+}
+
+Result<bool> InsertUserUnlessTaken(db::Connection& connection, const User& user,
+                                   const std::optional<std::string>& password_hash) {
+  CAIRN_ASSIGN_OR_RETURN(auto existing, FindUserByEmail(connection, user.email));
+  if (existing) return false;
+  CAIRN_TRY(InsertUser(connection, user));
+  if (password_hash) {
+    CAIRN_TRY(InsertPasswordAccount(connection, user.id, *password_hash, user.created_at));
+  }
+  return true;
+}
+
 Result<std::optional<User>> FindUserById(db::Connection& connection, std::string_view id) {
   return FindOneUser(connection, "\"id\" = ?", id);
 }

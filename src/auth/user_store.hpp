@@ -18,6 +18,12 @@ std::string UserColumns(std::string_view alias = {});
 User ReadUser(const db::Row& row, int first_column = 0);
 
 Status InsertUser(db::Connection& connection, const User& user);
+// A user not yet stored: random id, created and updated `now`.
+User NewUser(std::string name, std::string email, std::string role, std::int64_t now);
+// Inserts the user and, given a hash, its credential account; false when the email is taken.
+// (A concurrent insert of the same email still fails with a unique violation.)
+Result<bool> InsertUserUnlessTaken(db::Connection& connection, const User& user,
+                                   const std::optional<std::string>& password_hash);
 Result<std::optional<User>> FindUserById(db::Connection& connection, std::string_view id);
 Result<std::optional<User>> FindUserByEmail(db::Connection& connection, std::string_view email);
 // Writes every mutable column of `user` (name, email, verification, image, role, ban state).

@@ -155,6 +155,7 @@ struct AuthConfig {
   std::string default_role = "member";
   std::vector<Role> roles;  // custom roles; admin, member, viewer are built in
   bool require_email_verification = false;
+  bool auto_sign_in = true;  // emailAndPassword.autoSignIn: sign-up starts a session
   int min_password_length = 8;
   int max_password_length = 128;
   bool two_factor = false;

@@ -248,6 +248,7 @@ AuthConfig BuildAuth(const object& a) {
     }
     if (strategy.type == "emailAndPassword") {
       auth.require_email_verification = Bool(s, "requireEmailVerification", false);
+      auth.auto_sign_in = Bool(s, "autoSignIn", true);
       if (auto min = Number(s, "minPasswordLength"))
         auth.min_password_length = static_cast<int>(*min);
       if (auto max = Number(s, "maxPasswordLength"))
