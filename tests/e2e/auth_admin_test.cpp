@@ -398,6 +398,15 @@ TEST_F(AuthAdminTest, ListUsersSearchesFiltersSortsAndPages) {
               {"name", "Carol 100% Real_Name"},
               {"data", {{"emailVerified", true}}}});
   ASSERT_EQ(AdminPost("ban-user", Serialize({{"userId", bob}})).status, 200);
+  // Accounts made within one millisecond tie on createdAt: space them a second apart, in the
+  // order they were made, so that sorting by createdAt has one right answer.
+  const std::vector<std::string> made{"root@example.com",  "mia@example.com",
+                                      "vic@example.com",   "alice@example.org",
+                                      "bob@example.org",   "carol@sub.example.net"};
+  for (std::size_t i = 0; i < made.size(); ++i) {
+    Execute(R"(UPDATE "_cairn_auth_users" SET "created_at" = ? WHERE "email" = ?)",
+            {static_cast<std::int64_t>(1'700'000'000'000 + 1000 * i), std::string_view(made[i])});
+  }
 
   using Emails_ = std::vector<std::string>;
   const auto list = [&](const std::string& query) {
