@@ -142,7 +142,7 @@ class AdminRoutes : public std::enable_shared_from_this<AdminRoutes> {
         input.email_verified = verified->is_bool() && verified->get_bool();
       }
     }
-    CAIRN_ASSIGN_OR_RETURN(auth::User user, auth_.CreateUser(input));
+    CAIRN_ASSIGN_OR_RETURN(auth::User user, auth_.CreateUser(RequireActor(request), input));
     return Json(UserObject(user));
   }
 
@@ -198,43 +198,46 @@ class AdminRoutes : public std::enable_shared_from_this<AdminRoutes> {
 
   Result<Response> SetRole(Request& request, const auth::Caller&) {
     const auto& body = Body(request);
-    CAIRN_ASSIGN_OR_RETURN(auth::User user, auth_.SetRole(RequiredString(body, "userId"),
-                                                          RequiredString(body, "role")));
+    CAIRN_ASSIGN_OR_RETURN(auth::User user,
+                           auth_.SetRole(RequireActor(request), RequiredString(body, "userId"),
+                                         RequiredString(body, "role")));
     return Json(UserObject(user));
   }
 
-  Result<Response> BanUser(Request& request, const auth::Caller& caller) {
+  Result<Response> BanUser(Request& request, const auth::Caller&) {
     const auto& body = Body(request);
     std::optional<std::int64_t> expires_in;
     if (const auto* value = body.if_contains("banExpiresIn"); value && value->is_int64()) {
       expires_in = value->get_int64();
     }
     CAIRN_ASSIGN_OR_RETURN(auth::User user,
-                           auth_.Ban(caller.user, RequiredString(body, "userId"),
+                           auth_.Ban(RequireActor(request), RequiredString(body, "userId"),
                                      OptionalString(body, "banReason"), expires_in));
     return Json(UserObject(user));
   }
 
   Result<Response> UnbanUser(Request& request, const auth::Caller&) {
-    CAIRN_ASSIGN_OR_RETURN(auth::User user, auth_.Unban(RequiredString(Body(request), "userId")));
+    CAIRN_ASSIGN_OR_RETURN(auth::User user, auth_.Unban(RequireActor(request),
+                                                        RequiredString(Body(request), "userId")));
     return Json(UserObject(user));
   }
 
-  Result<Response> RemoveUser(Request& request, const auth::Caller& caller) {
-    CAIRN_TRY(auth_.RemoveUser(caller.user, RequiredString(Body(request), "userId")));
+  Result<Response> RemoveUser(Request& request, const auth::Caller&) {
+    CAIRN_TRY(auth_.RemoveUser(RequireActor(request), RequiredString(Body(request), "userId")));
     return Json(R"({"success":true})");
   }
 
   Result<Response> SetUserPassword(Request& request, const auth::Caller&) {
     const auto& body = Body(request);
-    CAIRN_TRY(
-        auth_.SetUserPassword(RequiredString(body, "userId"), RequiredString(body, "newPassword")));
+    CAIRN_TRY(auth_.SetUserPassword(RequireActor(request), RequiredString(body, "userId"),
+                                    RequiredString(body, "newPassword")));
     return StatusTrue();
   }
 
   Result<Response> UpdateUser(Request& request, const auth::Caller&) {
     const auto& body = Body(request);
-    CAIRN_ASSIGN_OR_RETURN(auth::User user, auth_.AdminUpdateUser(RequiredString(body, "userId"),
+    CAIRN_ASSIGN_OR_RETURN(auth::User user, auth_.AdminUpdateUser(RequireActor(request),
+                                                                  RequiredString(body, "userId"),
                                                                   body.at("data").get_object()));
     std::string out;
     AppendUser(out, user);
@@ -257,12 +260,14 @@ class AdminRoutes : public std::enable_shared_from_this<AdminRoutes> {
 
   Result<Response> RevokeUserSession(Request& request, const auth::Caller&) {
     // Any user's session: the token (or the handle list-user-sessions shows) identifies it.
-    CAIRN_TRY(auth_.RevokeSession(std::nullopt, RequiredString(Body(request), "sessionToken")));
+    CAIRN_TRY(auth_.RevokeSession(RequireActor(request), std::nullopt,
+                                  RequiredString(Body(request), "sessionToken")));
     return Json(R"({"success":true})");
   }
 
   Result<Response> RevokeUserSessions(Request& request, const auth::Caller&) {
-    CAIRN_TRY(auth_.RevokeSessions(RequiredString(Body(request), "userId"), std::nullopt));
+    CAIRN_TRY(auth_.RevokeSessions(RequireActor(request), RequiredString(Body(request), "userId"),
+                                   std::nullopt));
     return Json(R"({"success":true})");
   }
 
@@ -282,7 +287,8 @@ class AdminRoutes : public std::enable_shared_from_this<AdminRoutes> {
     if (auto cookie = request.Cookie(kAdminSessionCookie)) {
       admin_token = auth_.codec().VerifyCookie(*cookie).value_or("");
     }
-    CAIRN_ASSIGN_OR_RETURN(auto admin, auth_.StopImpersonating(caller, admin_token));
+    CAIRN_ASSIGN_OR_RETURN(auto admin,
+                           auth_.StopImpersonating(caller, admin_token, ClientOf(request)));
     Response response =
         admin ? Json(SessionAndUser(admin->caller.session, admin->caller.token, admin->caller.user))
               : Json(R"({"session":null,"user":null})");

@@ -190,7 +190,7 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
 
   Result<Response> SignOut(Request& request) {
     if (const auth::Caller* caller = CallerOf(request)) {
-      CAIRN_TRY(auth_.SignOut(caller->token));
+      CAIRN_TRY(auth_.SignOut(*caller, ClientOf(request)));
     }
     Response response = Json(R"({"success":true})");
     cookies_.Clear(response, kSessionCookie);
@@ -223,7 +223,7 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
   Result<Response> RevokeSession(Request& request) {
     const auth::Caller& caller = RequireCaller(request);
     const std::string token = RequiredString(Body(request), "token");
-    CAIRN_TRY(auth_.RevokeSession(caller.user.id, token));
+    CAIRN_TRY(auth_.RevokeSession(RequireActor(request), caller.user.id, token));
     Response response = StatusTrue();
     if (token == caller.token || token == auth::SessionTokenCodec::Hash(caller.token)) {
       cookies_.Clear(response, kSessionCookie);
@@ -233,7 +233,7 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
 
   Result<Response> RevokeSessions(Request& request) {
     const auth::Caller& caller = RequireCaller(request);
-    CAIRN_TRY(auth_.RevokeSessions(caller.user.id, std::nullopt));
+    CAIRN_TRY(auth_.RevokeSessions(RequireActor(request), caller.user.id, std::nullopt));
     Response response = StatusTrue();
     cookies_.Clear(response, kSessionCookie);
     return response;
@@ -241,7 +241,7 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
 
   Result<Response> RevokeOtherSessions(Request& request) {
     const auth::Caller& caller = RequireCaller(request);
-    CAIRN_TRY(auth_.RevokeSessions(caller.user.id, caller.session.id));
+    CAIRN_TRY(auth_.RevokeSessions(RequireActor(request), caller.user.id, caller.session.id));
     return StatusTrue();
   }
 
@@ -317,7 +317,7 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
     std::string token = OptionalString(body, "token").value_or("");
     if (token.empty()) token = std::string(request.Query("token").value_or(""));
     if (token.empty()) return auth::InvalidToken();
-    CAIRN_TRY(auth_.ResetPassword(token, RequiredString(body, "newPassword")));
+    CAIRN_TRY(auth_.ResetPassword(token, RequiredString(body, "newPassword"), ClientOf(request)));
     return StatusTrue();
   }
 

@@ -52,6 +52,10 @@ const auth::Caller& RequireCaller(const http::Request& request) {
   return *caller;
 }
 
+auth::Actor RequireActor(const http::Request& request) {
+  return auth::ActorOf(RequireCaller(request), ClientOf(request));
+}
+
 http::Response Json(std::string body) {
   return http::Response::RawJson(200, std::move(body));
 }

@@ -35,6 +35,9 @@ bool Flag(const boost::json::object& body, std::string_view key, bool fallback);
 auth::ClientInfo ClientOf(const http::Request& request);
 // The caller of a route that requires a session (the session layer guarantees one).
 const auth::Caller& RequireCaller(const http::Request& request);
+// The caller of a route that requires a session and where the request comes from: the actor
+// of the activity log's entry.
+auth::Actor RequireActor(const http::Request& request);
 
 http::Response Json(std::string body);
 http::Response StatusTrue();

@@ -3,9 +3,14 @@
 #include <filesystem>
 #include <system_error>
 
+#include "access/access_index.hpp"
+#include "activity/activity_schema.hpp"
+#include "api/activity_api.hpp"
 #include "api/auth_routes.hpp"
 #include "api/health_api.hpp"
 #include "api/origin_check.hpp"
+#include "api/records_api.hpp"
+#include "api/tables_api.hpp"
 #include "app/auth_setup.hpp"
 #include "common/log.hpp"
 #include "http/middleware.hpp"
@@ -18,6 +23,9 @@ struct Application::Parts {
   ApplicationOptions options;
   std::unique_ptr<db::Database> database;
   AuthParts auth;  // empty when the config has no `auth` section
+  // Every (table, role) permission answer, precomputed from options.config for the routes.
+  access::AccessIndex access;
+  std::unique_ptr<records::RecordService> records;
   std::unique_ptr<http::Server> server;
   bool shut_down = false;
 };
@@ -27,10 +35,17 @@ namespace {
 Result<http::Router> BuildRouter(Application::Parts& parts) {
   http::Router router;
   const config::AppConfig& config = parts.options.config;
+  parts.access = access::AccessIndex::Build(config);
   CAIRN_TRY(api::AddHealthRoutes(router, *parts.database, {config.name, config.version}));
   if (parts.auth.service) {
     CAIRN_TRY(api::AddAuthRoutes(router, *parts.auth.service, *parts.auth.cookies));
     CAIRN_TRY(api::AddAuthAdminRoutes(router, *parts.auth.service, *parts.auth.cookies));
+    // Every route needs a session (D17), which exists only with auth.
+    CAIRN_TRY(api::AddTablesRoutes(router, config, parts.access));
+    parts.records = std::make_unique<records::RecordService>(*parts.database, parts.access);
+    CAIRN_TRY(api::AddRecordRoutes(router, config, *parts.records));
+    // Admin only, so only with sessions (D50).
+    CAIRN_TRY(api::AddActivityRoutes(router, *parts.database));
   }
   if (parts.options.extra_routes) {
     CAIRN_TRY(parts.options.extra_routes(router, *parts.database));
@@ -73,6 +88,8 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
     log::Info("migrated the database: " + std::to_string(report.statements.size()) +
               " statement(s)");
   }
+  // With or without auth: record changes are logged too.
+  CAIRN_TRY(activity::EnsureActivitySchema(*parts->database));
 
   http::ServerOptions server_options;
   server_options.host = settings.host;

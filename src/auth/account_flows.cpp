@@ -1,6 +1,9 @@
 // Profile, password, email and verification flows of AuthService.
 #include <algorithm>
 
+#include <boost/json.hpp>
+
+#include "activity/activity.hpp"
 #include "auth/auth_errors.hpp"
 #include "auth/auth_service.hpp"
 #include "auth/limits.hpp"
@@ -150,10 +153,14 @@ Result<std::optional<IssuedSession>> AuthService::ChangePassword(const Caller& c
     CAIRN_TRY(SetPasswordHash(connection, caller.user.id, new_hash, now));
     if (revoke_other_sessions) {
       // Every session ends, the caller's too; the caller gets a fresh one.
-      CAIRN_TRY(DeleteSessionsOfUser(connection, caller.user.id, std::nullopt));
+      CAIRN_ASSIGN_OR_RETURN(std::int64_t removed,
+                             DeleteSessionsOfUser(connection, caller.user.id, std::nullopt));
       CAIRN_ASSIGN_OR_RETURN(
           auto issued, CreateSession(connection, caller.user, client, caller.session.remember));
       replacement = std::move(issued);
+      CAIRN_TRY(
+          RecordEvent(connection, "session_revoked", ActorOf(caller, client),
+                      {{"scope", "all"}, {"count", removed}, {"reason", "password_changed"}}));
     }
     return {};
   }));
@@ -210,8 +217,13 @@ Status AuthService::DeleteUser(const User& user, std::optional<std::string_view>
       return FieldFailure("INVALID_PASSWORD", "password", "Invalid password");
     }
   }
-  return database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) {
-    return auth::DeleteUser(connection, user.id);
+  return database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+    // The account is erased: its entries lose their actor and stay (D50 rules 2 and 3); the
+    // erasure itself is recorded with no actor and nothing about the person but the old id.
+    CAIRN_TRY(activity::ForgetActor(connection, user.id));
+    CAIRN_TRY(auth::DeleteUser(connection, user.id));
+    return RecordEvent(connection, "account.deletion.purged", Actor{},
+                       {{"userId", user.id}, {"requestedBy", "user"}});
   });
 }
 
@@ -231,7 +243,8 @@ Status AuthService::RequestPasswordReset(std::string_view email_input,
   return {};
 }
 
-Status AuthService::ResetPassword(std::string_view token, std::string_view new_password) {
+Status AuthService::ResetPassword(std::string_view token, std::string_view new_password,
+                                  const ClientInfo& client) {
   CAIRN_TRY(CheckPassword(new_password, "newPassword"));
   const std::string token_hash = SessionTokenCodec::Hash(token);
   auto usable = [](const std::optional<Verification>& found, std::int64_t now) {
@@ -254,8 +267,11 @@ Status AuthService::ResetPassword(std::string_view token, std::string_view new_p
     valid = true;
     CAIRN_TRY(SetPasswordHash(connection, found->user_id, hash, now));
     // Whoever held a session may be the reason for the reset: every session ends.
-    CAIRN_TRY(DeleteSessionsOfUser(connection, found->user_id, std::nullopt));
-    return {};
+    CAIRN_ASSIGN_OR_RETURN(std::int64_t removed,
+                           DeleteSessionsOfUser(connection, found->user_id, std::nullopt));
+    // The holder of the reset link acts as the account's owner.
+    return RecordEvent(connection, "password_reset", Actor{found->user_id, std::nullopt, client},
+                       {{"sessionsRevoked", removed}});
   }));
   if (!valid) return InvalidToken();
   return {};

@@ -2,6 +2,7 @@
 // API layer's: these assume the caller is allowed.
 #include <boost/json.hpp>
 
+#include "activity/activity.hpp"
 #include "auth/auth_errors.hpp"
 #include "auth/auth_service.hpp"
 #include "auth/limits.hpp"
@@ -23,9 +24,15 @@ Error UnknownRole(std::string_view role) {
                       "Unknown role '" + std::string(role) + "'");
 }
 
+// `changes` of a role change: {"before":{"role":…},"after":{"role":…}}.
+std::string RoleChange(std::string_view before, std::string_view after) {
+  return boost::json::serialize(
+      boost::json::object{{"before", {{"role", before}}}, {"after", {{"role", after}}}});
+}
+
 }  // namespace
 
-Result<User> AuthService::CreateUser(const CreateUserInput& input) {
+Result<User> AuthService::CreateUser(const Actor& actor, const CreateUserInput& input) {
   const std::string email = NormalizeEmail(input.email);
   if (email.empty()) return FieldFailure("INVALID_EMAIL", "email", "Invalid email");
   if (input.name.size() > kMaxNameLength)
@@ -44,7 +51,9 @@ Result<User> AuthService::CreateUser(const CreateUserInput& input) {
       database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
         CAIRN_ASSIGN_OR_RETURN(bool inserted, InsertUserUnlessTaken(connection, user, hash));
         duplicate = !inserted;
-        return {};
+        if (!inserted) return {};
+        return RecordEvent(connection, "user.create", actor,
+                           {{"targetUserId", user.id}, {"role", user.role}});
       });
   if (duplicate ||
       (!written.ok() && db::ErrorKindOf(written.error()) == db::DbErrorKind::kUnique)) {
@@ -60,8 +69,9 @@ Result<bool> AuthService::EnsureAdmin(std::string_view email, std::string_view p
   if (normalized.empty()) return FieldFailure("INVALID_EMAIL", "email", "Invalid email");
   CAIRN_ASSIGN_OR_RETURN(auto existing, FindByEmail(normalized));
   if (existing) return false;
-  auto created = CreateUser({std::string(name.empty() ? std::string_view("Admin") : name),
-                             normalized, std::string(password), "admin", true});
+  // The system acts: no user, no request.
+  auto created = CreateUser(Actor{}, {std::string(name.empty() ? std::string_view("Admin") : name),
+                                      normalized, std::string(password), "admin", true});
   if (!created.ok()) {
     // Another node created it first: still idempotent.
     if (created.error().reason == "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL") return false;
@@ -89,19 +99,24 @@ Result<User> AuthService::GetUser(std::string_view user_id) {
   return std::move(*user);
 }
 
-Result<User> AuthService::SetRole(std::string_view user_id, std::string_view role) {
+Result<User> AuthService::SetRole(const Actor& admin, std::string_view user_id,
+                                  std::string_view role) {
   if (!IsKnownRole(role)) return UnknownRole(role);
   User user;
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
     CAIRN_ASSIGN_OR_RETURN(user, LoadUser(connection, user_id));
+    const std::string previous = user.role;
     user.role = std::string(role);
     user.updated_at = time::NowMillis();
-    return UpdateUser(connection, user);
+    CAIRN_TRY(UpdateUser(connection, user));
+    return RecordEvent(connection, "user.set_role", admin,
+                       {{"targetUserId", user.id}, {"role", user.role}},
+                       RoleChange(previous, user.role));
   }));
   return user;
 }
 
-Result<User> AuthService::Ban(const User& admin, std::string_view user_id,
+Result<User> AuthService::Ban(const Actor& admin, std::string_view user_id,
                               std::optional<std::string> reason,
                               std::optional<std::int64_t> expires_in_s) {
   if (reason && reason->size() > kMaxBanReasonLength) {
@@ -110,7 +125,7 @@ Result<User> AuthService::Ban(const User& admin, std::string_view user_id,
   User user;
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
     CAIRN_ASSIGN_OR_RETURN(user, LoadUser(connection, user_id));
-    if (user.id == admin.id) {
+    if (user.id == admin.user_id) {
       return AuthError(ErrorCode::kValidation, "YOU_CANNOT_BAN_YOURSELF",
                        "You cannot ban yourself");
     }
@@ -125,13 +140,19 @@ Result<User> AuthService::Ban(const User& admin, std::string_view user_id,
     user.updated_at = now;
     CAIRN_TRY(UpdateUser(connection, user));
     // In the same transaction: no session of a banned user outlives the ban's commit.
-    CAIRN_TRY(DeleteSessionsOfUser(connection, user.id, std::nullopt));
-    return {};
+    CAIRN_ASSIGN_OR_RETURN(std::int64_t removed,
+                           DeleteSessionsOfUser(connection, user.id, std::nullopt));
+    boost::json::object metadata{{"targetUserId", user.id},
+                                 {"banReason", *user.ban_reason},
+                                 {"banExpires", nullptr},
+                                 {"sessionsRevoked", removed}};
+    if (user.ban_expires) metadata["banExpires"] = time::FormatIso(*user.ban_expires);
+    return RecordEvent(connection, "user.ban", admin, std::move(metadata));
   }));
   return user;
 }
 
-Result<User> AuthService::Unban(std::string_view user_id) {
+Result<User> AuthService::Unban(const Actor& admin, std::string_view user_id) {
   User user;
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
     CAIRN_ASSIGN_OR_RETURN(user, LoadUser(connection, user_id));
@@ -139,32 +160,38 @@ Result<User> AuthService::Unban(std::string_view user_id) {
     user.ban_reason.reset();
     user.ban_expires.reset();
     user.updated_at = time::NowMillis();
-    return UpdateUser(connection, user);
+    CAIRN_TRY(UpdateUser(connection, user));
+    return RecordEvent(connection, "user.unban", admin, {{"targetUserId", user.id}});
   }));
   return user;
 }
 
-Status AuthService::RemoveUser(const User& admin, std::string_view user_id) {
-  if (user_id == admin.id) {
+Status AuthService::RemoveUser(const Actor& admin, std::string_view user_id) {
+  if (user_id == admin.user_id) {
     return AuthError(ErrorCode::kValidation, "YOU_CANNOT_REMOVE_YOURSELF",
                      "You cannot remove yourself");
   }
   return database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
     CAIRN_TRY(LoadUser(connection, user_id));
-    return auth::DeleteUser(connection, user_id);
+    // The account is erased: its entries lose their actor and stay (D50 rules 2 and 3).
+    CAIRN_TRY(activity::ForgetActor(connection, user_id));
+    CAIRN_TRY(auth::DeleteUser(connection, user_id));
+    return RecordEvent(connection, "user.remove", admin, {{"targetUserId", user_id}});
   });
 }
 
-Status AuthService::SetUserPassword(std::string_view user_id, std::string_view password) {
+Status AuthService::SetUserPassword(const Actor& admin, std::string_view user_id,
+                                    std::string_view password) {
   CAIRN_TRY(CheckPassword(password, "newPassword"));
   CAIRN_ASSIGN_OR_RETURN(std::string hash, HashPassword(password));
   return database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
     CAIRN_TRY(LoadUser(connection, user_id));
-    return SetPasswordHash(connection, user_id, hash, time::NowMillis());
+    CAIRN_TRY(SetPasswordHash(connection, user_id, hash, time::NowMillis()));
+    return RecordEvent(connection, "password_reset", admin, {{"targetUserId", user_id}});
   });
 }
 
-Result<User> AuthService::AdminUpdateUser(std::string_view user_id,
+Result<User> AuthService::AdminUpdateUser(const Actor& admin, std::string_view user_id,
                                           const boost::json::object& data) {
   if (data.empty()) {
     return AuthError(ErrorCode::kValidation, "NO_DATA_TO_UPDATE", "No data to update");
@@ -173,6 +200,7 @@ Result<User> AuthService::AdminUpdateUser(std::string_view user_id,
   Status written =
       database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
         CAIRN_ASSIGN_OR_RETURN(user, LoadUser(connection, user_id));
+        const std::string previous_role = user.role;
         for (const auto& [key, value] : data) {
           if (key == "name" && value.is_string()) {
             user.name = std::string(value.get_string());
@@ -206,7 +234,11 @@ Result<User> AuthService::AdminUpdateUser(std::string_view user_id,
           }
         }
         user.updated_at = time::NowMillis();
-        return UpdateUser(connection, user);
+        CAIRN_TRY(UpdateUser(connection, user));
+        if (user.role == previous_role) return {};
+        return RecordEvent(connection, "user.set_role", admin,
+                           {{"targetUserId", user.id}, {"role", user.role}},
+                           RoleChange(previous_role, user.role));
       });
   if (!written.ok() && db::ErrorKindOf(written.error()) == db::DbErrorKind::kUnique) {
     return DuplicateEmail("data.email");
@@ -233,12 +265,12 @@ Result<IssuedSession> AuthService::Impersonate(const Caller& admin, std::string_
 }
 
 Result<std::optional<AuthService::Resolved>> AuthService::StopImpersonating(
-    const Caller& caller, std::string_view admin_token) {
+    const Caller& caller, std::string_view admin_token, const ClientInfo& client) {
   if (!caller.session.impersonated_by) {
     return AuthError(ErrorCode::kValidation, "NOT_IMPERSONATING",
                      "You are not impersonating anyone");
   }
-  CAIRN_TRY(SignOut(caller.token));
+  CAIRN_TRY(SignOut(caller, client));
   if (admin_token.empty()) return std::optional<Resolved>();
   CAIRN_ASSIGN_OR_RETURN(auto admin, Resolve(admin_token));
   if (admin && admin->caller.user.id != *caller.session.impersonated_by) admin.reset();

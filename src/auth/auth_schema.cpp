@@ -1,5 +1,6 @@
 #include "auth/auth_schema.hpp"
 
+#include "activity/activity_schema.hpp"
 #include "common/crypto.hpp"
 
 namespace cairn::auth {
@@ -79,12 +80,14 @@ CREATE TABLE IF NOT EXISTS "_cairn_secrets" (
 }  // namespace
 
 Status EnsureAuthSchema(db::Database& database) {
-  return database.Transaction(db::Access::kSchema, [&](db::Connection& connection) -> Status {
+  CAIRN_TRY(database.Transaction(db::Access::kSchema, [&](db::Connection& connection) -> Status {
     if (auto lock = connection.dialect().MigrationLockSql()) {
       CAIRN_TRY(connection.Execute(*lock, {}));
     }
     return connection.ExecuteScript(kSchemaSql);
-  });
+  }));
+  // Auth writes its events to the activity log, also from `cairn admin create`.
+  return activity::EnsureActivitySchema(database);
 }
 
 Result<std::string> LoadOrCreateSecret(db::Database& database) {

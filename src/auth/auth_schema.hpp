@@ -14,7 +14,8 @@
 
 namespace cairn::auth {
 
-// Creates the tables and indexes when absent. Idempotent; serialized across nodes on PostgreSQL.
+// Creates the tables and indexes when absent, and the activity log's (auth records its events
+// there). Idempotent; serialized across nodes on PostgreSQL.
 Status EnsureAuthSchema(db::Database& database);
 
 // The signing secret when AUTH_SECRET is not set: generated once and kept in the database

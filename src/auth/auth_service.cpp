@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include <boost/json.hpp>
+
+#include "activity/activity.hpp"
 #include "auth/auth_errors.hpp"
 #include "auth/limits.hpp"
 #include "auth/password.hpp"
@@ -162,11 +165,39 @@ Result<std::optional<AuthService::Resolved>> AuthService::Resolve(std::string_vi
   return std::optional<Resolved>(std::move(resolved));
 }
 
-Status AuthService::SignOut(std::string_view token) {
+Status AuthService::RecordEvent(db::Connection& connection, std::string_view action,
+                                const Actor& actor, boost::json::object metadata,
+                                std::optional<std::string> changes_json) {
+  activity::ActivityEntry entry;
+  entry.action = std::string(action);
+  entry.user_id = actor.user_id;  // empty (the system) is stored as null
+  if (actor.impersonated_by) metadata["impersonatedBy"] = *actor.impersonated_by;
+  if (!metadata.empty()) entry.metadata_json = boost::json::serialize(metadata);
+  entry.changes_json = std::move(changes_json);
+  entry.ip_address = actor.client.ip_address;
+  entry.user_agent = actor.client.user_agent;
+  return activity::RecordActivity(connection, entry);
+}
+
+Status AuthService::EndSession(const Actor& actor, std::string_view action,
+                               std::optional<std::string_view> user_id, std::string_view token_hash,
+                               boost::json::object metadata) {
   return database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-    CAIRN_TRY(DeleteSessionByTokenHash(connection, SessionTokenCodec::Hash(token), std::nullopt));
-    return {};
+    CAIRN_ASSIGN_OR_RETURN(auto found, FindSessionByTokenHash(connection, token_hash));
+    if (!found || (user_id && found->user.id != *user_id)) return {};
+    CAIRN_ASSIGN_OR_RETURN(std::int64_t removed,
+                           DeleteSessionByTokenHash(connection, token_hash, user_id));
+    if (removed == 0) return {};
+    boost::json::object event = metadata;  // a copy: the transaction may run again
+    event["sessionId"] = found->session.id;
+    if (found->user.id != actor.user_id) event["targetUserId"] = found->user.id;
+    return RecordEvent(connection, action, actor, std::move(event));
   });
+}
+
+Status AuthService::SignOut(const Caller& caller, const ClientInfo& client) {
+  return EndSession(ActorOf(caller, client), "sign_out", std::nullopt,
+                    SessionTokenCodec::Hash(caller.token), {});
 }
 
 Result<std::vector<SessionView>> AuthService::ListSessions(std::string_view user_id) {
@@ -181,23 +212,25 @@ Result<std::vector<SessionView>> AuthService::ListSessions(std::string_view user
   return views;
 }
 
-Status AuthService::RevokeSession(std::optional<std::string_view> user_id, std::string_view token) {
+Status AuthService::RevokeSession(const Actor& actor, std::optional<std::string_view> user_id,
+                                  std::string_view token) {
   // A 64-hex value is a token hash from list-sessions; anything else is a raw token.
   const bool is_hash = token.size() == 64 && std::all_of(token.begin(), token.end(), [](char c) {
                          return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
                        });
   const std::string hash = is_hash ? std::string(token) : SessionTokenCodec::Hash(token);
-  return database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-    CAIRN_TRY(DeleteSessionByTokenHash(connection, hash, user_id));
-    return {};
-  });
+  return EndSession(actor, "session_revoked", user_id, hash, {{"scope", "one"}});
 }
 
-Status AuthService::RevokeSessions(std::string_view user_id,
+Status AuthService::RevokeSessions(const Actor& actor, std::string_view user_id,
                                    std::optional<std::string_view> except_id) {
   return database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-    CAIRN_TRY(DeleteSessionsOfUser(connection, user_id, except_id));
-    return {};
+    CAIRN_ASSIGN_OR_RETURN(std::int64_t removed,
+                           DeleteSessionsOfUser(connection, user_id, except_id));
+    if (removed == 0) return {};
+    boost::json::object metadata{{"scope", except_id ? "others" : "all"}, {"count", removed}};
+    if (user_id != actor.user_id) metadata["targetUserId"] = user_id;
+    return RecordEvent(connection, "session_revoked", actor, std::move(metadata));
   });
 }
 
@@ -253,12 +286,13 @@ Result<SignUpResult> AuthService::SignUp(const SignUpInput& input, const ClientI
       database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
         CAIRN_ASSIGN_OR_RETURN(bool inserted, InsertUserUnlessTaken(connection, user, hash));
         duplicate = !inserted;
-        if (inserted && sign_in) {
+        if (!inserted) return {};
+        if (sign_in) {
           CAIRN_ASSIGN_OR_RETURN(auto issued,
                                  CreateSession(connection, user, client, input.remember));
           result.session = std::move(issued);
         }
-        return {};
+        return RecordEvent(connection, "sign_up", Actor{user.id, std::nullopt, client});
       });
   if (!written.ok() && db::ErrorKindOf(written.error()) == db::DbErrorKind::kUnique) {
     duplicate = true;  // a concurrent sign-up with the same address won the race
@@ -313,18 +347,25 @@ Result<AuthService::SignInResult> AuthService::SignIn(std::string_view email_inp
     return AuthError(ErrorCode::kForbidden, "EMAIL_NOT_VERIFIED", "Email not verified");
   }
   SignInResult result{std::move(*user), {}};
+  const bool lift_ban = result.user.banned;
+  if (lift_ban) {
+    // The ban has expired: lift it as Better Auth does on the next sign-in.
+    result.user.banned = false;
+    result.user.ban_reason.reset();
+    result.user.ban_expires.reset();
+    result.user.updated_at = now;
+  }
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-    if (result.user.banned) {
-      // The ban has expired: lift it as Better Auth does on the next sign-in.
-      result.user.banned = false;
-      result.user.ban_reason.reset();
-      result.user.ban_expires.reset();
-      result.user.updated_at = now;
+    boost::json::object metadata;
+    if (lift_ban) {
       CAIRN_TRY(UpdateUser(connection, result.user));
+      metadata["banLifted"] = true;
     }
     CAIRN_ASSIGN_OR_RETURN(result.session,
                            CreateSession(connection, result.user, client, remember));
-    return {};
+    metadata["sessionId"] = result.session.session.id;
+    return RecordEvent(connection, "sign_in", Actor{result.user.id, std::nullopt, client},
+                       std::move(metadata));
   }));
   PurgeExpiredHourly();
   return result;

@@ -1,6 +1,11 @@
 // The auth domain: accounts, sessions, verification and the admin operations, with no HTTP
 // types. api/auth_api.cpp maps Better Auth's wire format onto it. Password hashing makes most
 // operations slow on purpose: they run on worker threads.
+//
+// Auth events and admin actions go to the activity log (D50) in the write transaction of the
+// change itself: sign_up, sign_in, sign_out, password_reset, session_revoked, user.create,
+// user.set_role, user.ban, user.unban, user.remove. Their metadata names the users and roles
+// concerned, never a password or a token.
 #pragma once
 
 #include <atomic>
@@ -8,6 +13,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <boost/json/object.hpp>
 
 #include "auth/background_tasks.hpp"
 #include "auth/model.hpp"
@@ -72,12 +79,15 @@ class AuthService {
   Result<IssuedSession> CreateSession(db::Connection& connection, const User& user,
                                       const ClientInfo& client, bool remember,
                                       std::optional<std::string> impersonated_by = {});
-  Status SignOut(std::string_view token);
+  // Ends the caller's session (sign_out).
+  Status SignOut(const Caller& caller, const ClientInfo& client);
   Result<std::vector<SessionView>> ListSessions(std::string_view user_id);
   // `token` is a raw session token or a token hash from ListSessions; with `user_id`, only a
-  // session of that user is ended.
-  Status RevokeSession(std::optional<std::string_view> user_id, std::string_view token);
-  Status RevokeSessions(std::string_view user_id, std::optional<std::string_view> except_id);
+  // session of that user is ended. Revocations that end something are session_revoked events.
+  Status RevokeSession(const Actor& actor, std::optional<std::string_view> user_id,
+                       std::string_view token);
+  Status RevokeSessions(const Actor& actor, std::string_view user_id,
+                        std::optional<std::string_view> except_id);
 
   // --- Accounts ---------------------------------------------------------------------------------
   Result<SignUpResult> SignUp(const SignUpInput& input, const ClientInfo& client);
@@ -99,30 +109,36 @@ class AuthService {
   Status DeleteUser(const User& user, std::optional<std::string_view> password);
   // Always succeeds for the caller (D12); mail goes out only for a known address.
   Status RequestPasswordReset(std::string_view email, std::string_view redirect_to);
-  Status ResetPassword(std::string_view token, std::string_view new_password);
+  Status ResetPassword(std::string_view token, std::string_view new_password,
+                       const ClientInfo& client);
   Status SendVerificationEmail(std::string_view email, std::string_view callback_url);
   Result<User> VerifyEmail(std::string_view token);
 
   // --- Admin ------------------------------------------------------------------------------------
-  Result<User> CreateUser(const CreateUserInput& input);
+  // `actor` is the admin, or the system (an empty user id) for the first admin (D14).
+  Result<User> CreateUser(const Actor& actor, const CreateUserInput& input);
   // D14: creates a verified admin when the email is not taken; true when created.
   Result<bool> EnsureAdmin(std::string_view email, std::string_view password,
                            std::string_view name);
   Result<UserPage> ListUsers(const UserQuery& query);
   Result<User> GetUser(std::string_view user_id);
-  Result<User> SetRole(std::string_view user_id, std::string_view role);
-  Result<User> Ban(const User& admin, std::string_view user_id, std::optional<std::string> reason,
+  Result<User> SetRole(const Actor& admin, std::string_view user_id, std::string_view role);
+  Result<User> Ban(const Actor& admin, std::string_view user_id, std::optional<std::string> reason,
                    std::optional<std::int64_t> expires_in_s);
-  Result<User> Unban(std::string_view user_id);
-  Status RemoveUser(const User& admin, std::string_view user_id);
-  Status SetUserPassword(std::string_view user_id, std::string_view password);
-  Result<User> AdminUpdateUser(std::string_view user_id, const boost::json::object& data);
+  Result<User> Unban(const Actor& admin, std::string_view user_id);
+  Status RemoveUser(const Actor& admin, std::string_view user_id);
+  // A password_reset event by the admin.
+  Status SetUserPassword(const Actor& admin, std::string_view user_id, std::string_view password);
+  // A role change here is a user.set_role event too.
+  Result<User> AdminUpdateUser(const Actor& admin, std::string_view user_id,
+                               const boost::json::object& data);
   Result<IssuedSession> Impersonate(const Caller& admin, std::string_view user_id,
                                     const ClientInfo& client);
   // The impersonation session ends; the admin's own session (from its signed cookie) is
   // returned when it is still live.
   Result<std::optional<Resolved>> StopImpersonating(const Caller& caller,
-                                                    std::string_view admin_token);
+                                                    std::string_view admin_token,
+                                                    const ClientInfo& client);
 
   // Purges expired sessions and tokens (at startup, then at most hourly from sign-ins).
   Status PurgeExpired();
@@ -136,6 +152,16 @@ class AuthService {
   Result<std::optional<User>> FindByEmail(std::string_view email);
   Status SendTokenMail(const User& user, std::string_view purpose, std::string_view value,
                        std::string_view to, std::string_view callback_url);
+  // Deletes the session with this token hash (of `user_id` when given) and records
+  // `action`; nothing is recorded when no session matched.
+  Status EndSession(const Actor& actor, std::string_view action,
+                    std::optional<std::string_view> user_id, std::string_view token_hash,
+                    boost::json::object metadata);
+  // Writes one auth event to the activity log inside the caller's transaction; the actor's
+  // impersonator, when there is one, is added to the metadata.
+  static Status RecordEvent(db::Connection& connection, std::string_view action, const Actor& actor,
+                            boost::json::object metadata = {},
+                            std::optional<std::string> changes_json = {});
 
   void PurgeExpiredHourly();
 

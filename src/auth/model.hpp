@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace cairn::auth {
 
@@ -41,10 +42,23 @@ struct Caller {
   std::string token;
 };
 
-// Where a request comes from, recorded on the sessions it creates.
+// Where a request comes from, recorded on the sessions it creates and in the activity log.
 struct ClientInfo {
   std::string ip_address;
   std::string user_agent;
 };
+
+// Who performs an operation, for the activity log: the signed-in user (empty for the system:
+// startup and the command line), the admin behind an impersonation session, and where the
+// request came from.
+struct Actor {
+  std::string user_id;
+  std::optional<std::string> impersonated_by;
+  ClientInfo client;
+};
+
+inline Actor ActorOf(const Caller& caller, ClientInfo client) {
+  return {caller.user.id, caller.session.impersonated_by, std::move(client)};
+}
 
 }  // namespace cairn::auth

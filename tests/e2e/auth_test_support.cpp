@@ -83,8 +83,25 @@ TestAppOptions AuthAppOptions(const std::string& strategy_extra, const std::stri
   return options;
 }
 
+TestAppOptions AuthAppOptionsWithConfig(const std::string& config_yaml,
+                                        const std::string& admin_email,
+                                        const std::string& admin_password) {
+  TestAppOptions options;
+  options.config_yaml = config_yaml;
+  options.tune_settings = [admin_email, admin_password](app::Settings& settings) {
+    settings.auth_secret = kTestAuthSecret;
+    if (!admin_email.empty()) {
+      settings.admin_email = admin_email;
+      settings.admin_password = admin_password;
+    }
+  };
+  return options;
+}
+
 AuthApp::AuthApp(const std::string& strategy_extra, const std::string& auth_extra)
     : app_(AuthAppOptions(strategy_extra, auth_extra)) {}
+
+AuthApp::AuthApp(TestAppOptions options) : app_(std::move(options)) {}
 
 std::string AuthApp::Origin() const {
   return "http://127.0.0.1:" + std::to_string(app_.port());

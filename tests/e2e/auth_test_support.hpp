@@ -37,6 +37,8 @@ struct Account {
 class AuthApp {
  public:
   explicit AuthApp(const std::string& strategy_extra = "", const std::string& auth_extra = "");
+  // Any options, for example AuthAppOptions() with the first admin in the settings.
+  explicit AuthApp(TestAppOptions options);
 
   TestApp& app() { return app_; }
   HttpClient Client() const { return app_.Client(); }
@@ -78,6 +80,11 @@ class AuthApp {
 
 TestAppOptions AuthAppOptions(const std::string& strategy_extra = "",
                               const std::string& auth_extra = "");
+// Options for a whole config of the test's own (tables, permissions, roles; it needs an `auth`
+// section), with the test secret and, when `admin_email` is set, a first admin from the settings.
+TestAppOptions AuthAppOptionsWithConfig(const std::string& config_yaml,
+                                        const std::string& admin_email = "",
+                                        const std::string& admin_password = "");
 
 // The first http(s) URL in a mail's text.
 std::string FirstLink(const std::string& text);

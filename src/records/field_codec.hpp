@@ -1,0 +1,48 @@
+// One codec per field type (D31): how a JSON value in a write body becomes the value bound to
+// its column, how the column is written back as JSON, and the value's JSON Schema (which the
+// OpenAPI document will reuse). The column itself is schema::ColumnTypeOf(field), so storage and
+// migration never disagree. Each type lives in its own file under records/fields/ and is listed
+// once in the registry (fields/registry.cpp).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <boost/json/value.hpp>
+
+#include "common/result.hpp"
+#include "config/model.hpp"
+#include "db/row.hpp"
+#include "db/value.hpp"
+
+namespace cairn::records {
+
+class FieldCodec {
+ public:
+  virtual ~FieldCodec() = default;
+
+  // False for the server-controlled types (created-by, updated-by, deleted-by, updated-at) and
+  // one-to-many relationships: writing them is a 400 naming the field.
+  virtual bool Writable(const config::Field& field) const;
+
+  // The value to bind for `input` (JSON null → db::Null, which `required` checks later).
+  // Errors are Error::Validation with a message about the value only; the caller names the
+  // field (`fields.email`, `records[3].fields.email`).
+  virtual Result<db::Value> Parse(const config::Field& field,
+                                  const boost::json::value& input) const = 0;
+
+  // Appends the JSON of the value in `column` of `row` (`null` when the column is NULL).
+  virtual void AppendJson(const config::Field& field, const db::Row& row, int column,
+                          std::string& out) const = 0;
+
+  // The JSON Schema of the field's value on the wire (nullable unless required).
+  virtual boost::json::value JsonSchema(const config::Field& field) const = 0;
+};
+
+// The codec of a field type; every type has one.
+const FieldCodec& CodecOf(config::FieldType type);
+inline const FieldCodec& CodecOf(const config::Field& field) {
+  return CodecOf(field.type);
+}
+
+}  // namespace cairn::records

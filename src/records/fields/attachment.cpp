@@ -1,0 +1,51 @@
+// attachment: one file of the field's bucket. The column is text (schema::ColumnTypeOf); it holds
+// the attachment object's JSON text. A column holding a bare path (no leading `{`) is written back
+// as {"path": …}, so the storage work may later store only the path (D45).
+#include <boost/json/array.hpp>
+
+#include "common/json.hpp"
+#include "records/fields/attachment_value.hpp"
+#include "records/fields/codec_support.hpp"
+#include "records/fields/codecs.hpp"
+
+namespace cairn::records::fields {
+namespace {
+
+class AttachmentCodecImpl final : public FieldCodec {
+ public:
+  Result<db::Value> Parse(const config::Field& /*field*/,
+                          const boost::json::value& input) const override {
+    if (input.is_null()) return db::Value(db::Null{});
+    CAIRN_ASSIGN_OR_RETURN(const boost::json::object attachment, ParseAttachment(input));
+    return db::Value(json::Serialize(attachment));
+  }
+
+  void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
+                  std::string& out) const override {
+    if (row.IsNull(column)) {
+      out += "null";
+      return;
+    }
+    const std::string_view text = row.GetText(column);
+    if (!text.empty() && text.front() == '{') {
+      out += text;
+      return;
+    }
+    out += "{\"path\":";
+    json::AppendString(out, text);
+    out += '}';
+  }
+
+  boost::json::value JsonSchema(const config::Field& field) const override {
+    return NullableSchema(field, AttachmentObjectSchema());
+  }
+};
+
+}  // namespace
+
+const FieldCodec& AttachmentCodec() {
+  static const AttachmentCodecImpl codec;
+  return codec;
+}
+
+}  // namespace cairn::records::fields

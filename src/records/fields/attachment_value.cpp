@@ -1,0 +1,153 @@
+#include "records/fields/attachment_value.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include <boost/json/array.hpp>
+
+#include "records/fields/codec_support.hpp"
+#include "records/fields/exact_number.hpp"
+
+namespace cairn::records::fields {
+namespace {
+
+constexpr std::size_t kMaxPathBytes = 1024;
+constexpr std::size_t kMaxFilenameChars = 255;
+constexpr std::size_t kMaxMimeTypeBytes = 255;
+constexpr std::string_view kAccepted =
+    "an attachment object {path, filename?, size?, mimeType?} or its path";
+constexpr std::array<std::string_view, 4> kMembers = {"path", "filename", "size", "mimeType"};
+// Added by the server on reads; ignored on writes so a record read can be written back.
+constexpr std::array<std::string_view, 3> kServerMembers = {"signedUrl", "signedUrlExpiresAt",
+                                                            "url"};
+
+char Lower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+// A segment that is `.` or `..`, written plainly or percent-encoded (`%2e%2E`).
+bool IsDotSegment(std::string_view segment) {
+  std::size_t dots = 0;
+  for (std::size_t i = 0; i < segment.size();) {
+    if (segment[i] == '.') {
+      ++i;
+    } else if (segment.size() - i >= 3 && segment[i] == '%' && segment[i + 1] == '2' &&
+               Lower(segment[i + 2]) == 'e') {
+      i += 3;
+    } else {
+      return false;
+    }
+    ++dots;
+  }
+  return dots == 1 || dots == 2;
+}
+
+std::optional<std::string> PathProblem(std::string_view path) {
+  if (path.empty()) return "must not be empty";
+  if (path.size() > kMaxPathBytes) {
+    return "must be at most " + std::to_string(kMaxPathBytes) + " bytes long";
+  }
+  if (path.front() == '/') return "must be relative (no leading /)";
+  if (path.find('\\') != std::string_view::npos) return "must use / between folders, not \\";
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t slash = path.find('/', start);
+    const std::string_view segment = path.substr(
+        start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
+    if (segment.empty()) return "must not contain empty segments (// or a trailing /)";
+    if (IsDotSegment(segment)) return "must not contain . or .. segments";
+    if (slash == std::string_view::npos) break;
+    start = slash + 1;
+  }
+  return std::nullopt;
+}
+
+bool IsMimeType(std::string_view text) {
+  const auto token = [](std::string_view part) {
+    return !part.empty() && std::all_of(part.begin(), part.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+             std::string_view("!#$&^_.+-").find(c) != std::string_view::npos;
+    });
+  };
+  const std::size_t slash = text.find('/');
+  return text.size() <= kMaxMimeTypeBytes && slash != std::string_view::npos &&
+         token(text.substr(0, slash)) && token(text.substr(slash + 1));
+}
+
+Result<boost::json::object> ParsePath(const boost::json::value& input) {
+  const std::string prefix = "path ";
+  if (auto error = CheckText(input, {}, "a relative file path such as \"invoices/2024/a.pdf\"")) {
+    error->message.insert(0, prefix);
+    return std::move(*error);
+  }
+  if (auto problem = PathProblem(input.get_string())) {
+    return Invalid(prefix + *problem + " (such as \"invoices/2024/a.pdf\"); got " +
+                   Quoted(input.get_string()));
+  }
+  return boost::json::object{{"path", input.get_string()}};
+}
+
+}  // namespace
+
+Result<boost::json::object> ParseAttachment(const boost::json::value& input) {
+  if (input.is_string()) return ParsePath(input);
+  if (!input.is_object()) {
+    return Invalid("must be " + std::string(kAccepted) + ", not " + std::string(KindName(input)));
+  }
+  const boost::json::object& object = input.get_object();
+  for (const auto& member : object) {
+    const std::string_view key = member.key();
+    if (std::find(kMembers.begin(), kMembers.end(), key) == kMembers.end() &&
+        std::find(kServerMembers.begin(), kServerMembers.end(), key) == kServerMembers.end()) {
+      return Invalid("has unknown member " + Quoted(key) +
+                     "; an attachment has path, filename, size and mimeType");
+    }
+  }
+  const boost::json::value* path = object.if_contains("path");
+  if (path == nullptr) {
+    return Invalid("must have a path (such as {\"path\": \"docs/a.pdf\"})");
+  }
+  CAIRN_ASSIGN_OR_RETURN(boost::json::object out, ParsePath(*path));
+
+  if (const boost::json::value* filename = object.if_contains("filename");
+      filename != nullptr && !filename->is_null()) {
+    if (auto error =
+            CheckText(*filename, {.max_chars = kMaxFilenameChars, .min_chars = 1}, "a file name")) {
+      error->message.insert(0, "filename ");
+      return std::move(*error);
+    }
+    out["filename"] = *filename;
+  }
+  if (const boost::json::value* size = object.if_contains("size");
+      size != nullptr && !size->is_null()) {
+    auto bytes = ParseWholeNumber(*size, "a size in bytes");
+    if (!bytes.ok() || *bytes < 0) {
+      return Invalid("size must be a whole number of bytes, at least 0");
+    }
+    out["size"] = *bytes;
+  }
+  if (const boost::json::value* mime = object.if_contains("mimeType");
+      mime != nullptr && !mime->is_null()) {
+    if (!mime->is_string() || !IsMimeType(mime->get_string())) {
+      return Invalid("mimeType must be a media type such as \"application/pdf\"");
+    }
+    out["mimeType"] = *mime;
+  }
+  return out;
+}
+
+boost::json::object AttachmentObjectSchema() {
+  return {
+      {"type", "object"},
+      {"properties",
+       {{"path", {{"type", "string"}, {"minLength", 1}, {"maxLength", kMaxPathBytes}}},
+        {"filename", {{"type", "string"}, {"maxLength", kMaxFilenameChars}}},
+        {"size", {{"type", "integer"}, {"minimum", 0}}},
+        {"mimeType", {{"type", "string"}}},
+        {"signedUrl", {{"type", "string"}, {"readOnly", true}}},
+        {"signedUrlExpiresAt", {{"type", "string"}, {"format", "date-time"}, {"readOnly", true}}},
+        {"url", {{"type", "string"}, {"readOnly", true}}}}},
+      {"required", boost::json::array{"path"}}};
+}
+
+}  // namespace cairn::records::fields

@@ -1,0 +1,42 @@
+// date: `YYYY-MM-DD`, a real calendar date, stored as that text (it sorts as text).
+#include "config/value_formats.hpp"
+#include "records/fields/codec_support.hpp"
+#include "records/fields/codecs.hpp"
+
+namespace cairn::records::fields {
+namespace {
+
+constexpr std::string_view kAccepted = "a date as YYYY-MM-DD (such as 2024-05-01)";
+
+class DateCodecImpl final : public FieldCodec {
+ public:
+  Result<db::Value> Parse(const config::Field& /*field*/,
+                          const boost::json::value& input) const override {
+    if (input.is_null()) return db::Value(db::Null{});
+    if (!input.is_string()) return WrongKind(input, kAccepted);
+    const std::string_view text = input.get_string();
+    if (!config::IsValidDate(text)) {
+      return Invalid("must be " + std::string(kAccepted) + ", a real calendar date; got " +
+                     Quoted(text));
+    }
+    return db::Value(std::string(text));
+  }
+
+  void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
+                  std::string& out) const override {
+    AppendTextColumn(row, column, out);
+  }
+
+  boost::json::value JsonSchema(const config::Field& field) const override {
+    return NullableSchema(field, {{"type", "string"}, {"format", "date"}});
+  }
+};
+
+}  // namespace
+
+const FieldCodec& DateCodec() {
+  static const DateCodecImpl codec;
+  return codec;
+}
+
+}  // namespace cairn::records::fields

@@ -1,0 +1,45 @@
+// email: `local@domain.tld`, at most 254 characters, stored as written.
+#include "config/value_formats.hpp"
+#include "records/fields/codec_support.hpp"
+#include "records/fields/codecs.hpp"
+
+namespace cairn::records::fields {
+namespace {
+
+constexpr std::size_t kMaxChars = 254;
+constexpr std::string_view kAccepted = "an email address such as name@example.com";
+
+class EmailCodecImpl final : public FieldCodec {
+ public:
+  Result<db::Value> Parse(const config::Field& /*field*/,
+                          const boost::json::value& input) const override {
+    if (input.is_null()) return db::Value(db::Null{});
+    if (auto error = CheckText(input, {.max_chars = kMaxChars}, kAccepted)) {
+      return std::move(*error);
+    }
+    const std::string_view text = input.get_string();
+    if (!config::IsValidEmail(text)) {
+      return Invalid("must be " + std::string(kAccepted) + "; got " + Quoted(text));
+    }
+    return db::Value(std::string(text));
+  }
+
+  void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
+                  std::string& out) const override {
+    AppendTextColumn(row, column, out);
+  }
+
+  boost::json::value JsonSchema(const config::Field& field) const override {
+    return NullableSchema(field,
+                          {{"type", "string"}, {"format", "email"}, {"maxLength", kMaxChars}});
+  }
+};
+
+}  // namespace
+
+const FieldCodec& EmailCodec() {
+  static const EmailCodecImpl codec;
+  return codec;
+}
+
+}  // namespace cairn::records::fields

@@ -1,0 +1,42 @@
+// integer: a whole number within int64 and the field's min/max.
+#include "records/fields/codec_support.hpp"
+#include "records/fields/codecs.hpp"
+#include "records/fields/exact_number.hpp"
+
+namespace cairn::records::fields {
+namespace {
+
+class IntegerCodecImpl final : public FieldCodec {
+ public:
+  Result<db::Value> Parse(const config::Field& field,
+                          const boost::json::value& input) const override {
+    if (input.is_null()) return db::Value(db::Null{});
+    CAIRN_ASSIGN_OR_RETURN(const std::int64_t value, ParseWholeNumber(input, "an integer"));
+    if (auto error = CheckBounds(field, ExactFromInt64(value))) return std::move(*error);
+    return db::Value(value);
+  }
+
+  void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
+                  std::string& out) const override {
+    if (row.IsNull(column)) {
+      out += "null";
+      return;
+    }
+    out += std::to_string(row.GetInt64(column));
+  }
+
+  boost::json::value JsonSchema(const config::Field& field) const override {
+    boost::json::object schema{{"type", "integer"}};
+    AddBounds(field, schema);
+    return NullableSchema(field, std::move(schema));
+  }
+};
+
+}  // namespace
+
+const FieldCodec& IntegerCodec() {
+  static const IntegerCodecImpl codec;
+  return codec;
+}
+
+}  // namespace cairn::records::fields

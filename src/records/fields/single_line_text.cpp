@@ -1,0 +1,39 @@
+// single-line-text: at most 255 characters (code points), one line (tab allowed).
+#include "records/fields/codec_support.hpp"
+#include "records/fields/codecs.hpp"
+
+namespace cairn::records::fields {
+namespace {
+
+constexpr std::size_t kMaxChars = 255;
+
+class SingleLineTextCodecImpl final : public FieldCodec {
+ public:
+  Result<db::Value> Parse(const config::Field& /*field*/,
+                          const boost::json::value& input) const override {
+    if (input.is_null()) return db::Value(db::Null{});
+    if (auto error = CheckText(input, {.max_chars = kMaxChars, .controls = Controls::kTab},
+                               "a single line of text")) {
+      return std::move(*error);
+    }
+    return db::Value(std::string(input.get_string()));
+  }
+
+  void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
+                  std::string& out) const override {
+    AppendTextColumn(row, column, out);
+  }
+
+  boost::json::value JsonSchema(const config::Field& field) const override {
+    return NullableSchema(field, {{"type", "string"}, {"maxLength", kMaxChars}});
+  }
+};
+
+}  // namespace
+
+const FieldCodec& SingleLineTextCodec() {
+  static const SingleLineTextCodecImpl codec;
+  return codec;
+}
+
+}  // namespace cairn::records::fields

@@ -1,0 +1,42 @@
+// single-select: one of the field's options, stored as its text.
+#include <boost/json/array.hpp>
+
+#include "records/fields/codec_support.hpp"
+#include "records/fields/codecs.hpp"
+#include "records/fields/select_options.hpp"
+
+namespace cairn::records::fields {
+namespace {
+
+class SingleSelectCodecImpl final : public FieldCodec {
+ public:
+  Result<db::Value> Parse(const config::Field& field,
+                          const boost::json::value& input) const override {
+    if (input.is_null()) return db::Value(db::Null{});
+    if (!input.is_string()) {
+      return WrongKind(input, "one of: " + JoinList(field.options));
+    }
+    if (auto error = CheckOption(field, input.get_string())) return std::move(*error);
+    return db::Value(std::string(input.get_string()));
+  }
+
+  void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
+                  std::string& out) const override {
+    AppendTextColumn(row, column, out);
+  }
+
+  boost::json::value JsonSchema(const config::Field& field) const override {
+    boost::json::array options;
+    for (const auto& option : field.options) options.emplace_back(option);
+    return NullableSchema(field, {{"type", "string"}, {"enum", std::move(options)}});
+  }
+};
+
+}  // namespace
+
+const FieldCodec& SingleSelectCodec() {
+  static const SingleSelectCodecImpl codec;
+  return codec;
+}
+
+}  // namespace cairn::records::fields

@@ -1,0 +1,75 @@
+#include "records/record_input.hpp"
+
+#include "records/field_codec.hpp"
+#include "schema/physical_model.hpp"
+
+namespace cairn::records {
+namespace {
+
+bool IsNull(const db::Value& value) {
+  return std::holds_alternative<db::Null>(value);
+}
+
+}  // namespace
+
+Result<std::vector<FieldWrite>> ParseFieldWrites(const config::Table& table,
+                                                 const access::TableAccess& access,
+                                                 const boost::json::value* fields, WriteKind kind,
+                                                 std::string_view path) {
+  if (fields == nullptr || !fields->is_object()) {
+    return Error::Validation("The body needs a `fields` object",
+                             {{std::string(path), "must be an object of field values"}});
+  }
+  std::vector<FieldError> errors;
+  std::vector<FieldWrite> writes;
+  auto fail = [&](std::string_view name, std::string message) {
+    errors.push_back({std::string(path) + "." + std::string(name), std::move(message)});
+  };
+  for (const auto& [key, input] : fields->get_object()) {
+    const std::string_view name = key;
+    const config::Field* field = table.FindField(name);
+    // A field the caller may not read is unknown to it, with the same message (D21).
+    if (field == nullptr || !access.CanReadField(name)) {
+      fail(name,
+           name == "id" ? "is assigned by the server and cannot be written" : "unknown field");
+      continue;
+    }
+    if (!CodecOf(*field).Writable(*field)) {
+      fail(name, "is read-only");
+      continue;
+    }
+    if (!access.CanWriteField(name)) {
+      fail(name, "you may not write this field");
+      continue;
+    }
+    auto parsed = CodecOf(*field).Parse(*field, input);
+    if (!parsed.ok()) {
+      fail(name, parsed.error().message);
+      continue;
+    }
+    if (field->required && IsNull(parsed.value())) {
+      fail(name, "is required");
+      continue;
+    }
+    writes.push_back({field, std::move(parsed).value()});
+  }
+  if (kind == WriteKind::kCreate) {
+    for (const config::Field& field : table.fields) {
+      if (!schema::ColumnNameOf(field) || schema::SystemColumnOf(field.type)) continue;
+      const bool given = fields->get_object().contains(field.name);
+      if (given) continue;
+      if (!field.default_value.is_null()) {
+        auto parsed = CodecOf(field).Parse(field, field.default_value);
+        if (parsed.ok()) {
+          writes.push_back({&field, std::move(parsed).value()});
+          continue;
+        }
+      }
+      if (field.required) fail(field.name, "is required");
+    }
+  }
+  if (!errors.empty()) return Error::Validation("Invalid record", std::move(errors));
+  return writes;
+}
+
+}  // namespace cairn::records

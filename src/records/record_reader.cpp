@@ -1,0 +1,102 @@
+#include "records/record_reader.hpp"
+
+#include <algorithm>
+
+#include "common/json.hpp"
+#include "common/time.hpp"
+#include "db/dialect.hpp"
+#include "records/field_codec.hpp"
+#include "schema/physical_model.hpp"
+
+namespace cairn::records {
+namespace {
+
+constexpr std::string_view kSystemColumns[] = {
+    "id", "created_at", "updated_at", "created_by", "updated_by", "deleted_at", "deleted_by"};
+
+void AppendTimestamp(const db::Row& row, int column, std::string& out) {
+  if (row.IsNull(column)) {
+    out += "null";
+    return;
+  }
+  out.push_back('"');
+  time::AppendIso(out, row.GetTimestampMillis(column));
+  out.push_back('"');
+}
+
+void AppendText(const db::Row& row, int column, std::string& out) {
+  if (row.IsNull(column)) {
+    out += "null";
+  } else {
+    json::AppendString(out, row.GetText(column));
+  }
+}
+
+}  // namespace
+
+RecordReader::RecordReader(const config::Table& table)
+    : table_sql_(db::Identifier(table.sql_name).quoted()) {
+  for (std::string_view column : kSystemColumns) {
+    if (!columns_sql_.empty()) columns_sql_ += ", ";
+    columns_sql_ += db::Identifier(column).quoted();
+  }
+  int next = static_cast<int>(std::size(kSystemColumns));
+  for (const config::Field& field : table.fields) {
+    const auto column = schema::ColumnNameOf(field);
+    if (!column) continue;  // one-to-many and many-to-many live elsewhere
+    columns_sql_ += ", ";
+    columns_sql_ += db::Identifier(*column).quoted();
+    stored_.push_back({&field, next++});
+  }
+}
+
+void RecordReader::AppendField(const StoredField& stored, const db::Row& row,
+                               std::string& out) const {
+  json::AppendString(out, stored.field->name);
+  out.push_back(':');
+  CodecOf(*stored.field).AppendJson(*stored.field, row, stored.column, out);
+}
+
+void RecordReader::AppendAllFields(const db::Row& row, std::string& out) const {
+  out.push_back('{');
+  bool first = true;
+  for (const StoredField& stored : stored_) {
+    if (!first) out.push_back(',');
+    first = false;
+    AppendField(stored, row, out);
+  }
+  out.push_back('}');
+}
+
+void RecordReader::AppendRecord(const db::Row& row,
+                                const std::vector<const config::Field*>* readable,
+                                std::string& out) const {
+  out += R"({"id":")";
+  out += std::to_string(row.GetInt64(kIdColumn));
+  out += R"(","fields":{)";
+  bool first = true;
+  for (const StoredField& stored : stored_) {
+    if (readable != nullptr &&
+        std::find(readable->begin(), readable->end(), stored.field) == readable->end()) {
+      continue;
+    }
+    if (!first) out.push_back(',');
+    first = false;
+    AppendField(stored, row, out);
+  }
+  out += R"(},"createdBy":)";
+  AppendText(row, 3, out);
+  out += R"(,"createdAt":)";
+  AppendTimestamp(row, 1, out);
+  out += R"(,"updatedBy":)";
+  AppendText(row, 4, out);
+  out += R"(,"updatedAt":)";
+  AppendTimestamp(row, kUpdatedAtColumn, out);
+  out += R"(,"deletedBy":)";
+  AppendText(row, 6, out);
+  out += R"(,"deletedAt":)";
+  AppendTimestamp(row, kDeletedAtColumn, out);
+  out.push_back('}');
+}
+
+}  // namespace cairn::records

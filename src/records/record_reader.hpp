@@ -1,0 +1,44 @@
+// The SELECT list of a table's records and the JSON of one row in the D30 shape:
+// {id:"7", fields:{…}, createdBy, createdAt, updatedBy, updatedAt, deletedBy, deletedAt}.
+// The column order is fixed: the seven system columns, then each stored field in config order.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/model.hpp"
+#include "db/row.hpp"
+
+namespace cairn::records {
+
+class RecordReader {
+ public:
+  explicit RecordReader(const config::Table& table);
+
+  // `"id", "created_at", …, "<field>", …` (qualified by nothing; one table per statement).
+  const std::string& columns_sql() const { return columns_sql_; }
+  const std::string& table_sql() const { return table_sql_; }
+
+  // The record JSON with the fields `readable` allows (null: every field).
+  void AppendRecord(const db::Row& row, const std::vector<const config::Field*>* readable,
+                    std::string& out) const;
+  // Only the `fields` object, every stored field (history and activity keep these).
+  void AppendAllFields(const db::Row& row, std::string& out) const;
+
+  static constexpr int kIdColumn = 0;
+  static constexpr int kUpdatedAtColumn = 2;
+  static constexpr int kDeletedAtColumn = 5;
+
+ private:
+  struct StoredField {
+    const config::Field* field;
+    int column;
+  };
+  void AppendField(const StoredField& stored, const db::Row& row, std::string& out) const;
+
+  std::string table_sql_;
+  std::string columns_sql_;
+  std::vector<StoredField> stored_;
+};
+
+}  // namespace cairn::records

@@ -1,0 +1,340 @@
+#include "records/record_service.hpp"
+
+#include <boost/json.hpp>
+
+#include "activity/activity.hpp"
+#include "common/json.hpp"
+#include "common/time.hpp"
+#include "db/dialect.hpp"
+#include "records/record_input.hpp"
+#include "records/record_reader.hpp"
+#include "schema/physical_model.hpp"
+
+namespace cairn::records {
+namespace {
+
+using access::Action;
+
+Error RecordNotFound() {
+  return Error::NotFound("Record not found");
+}
+
+Error TableNotFound() {
+  return Error::NotFound("Table not found");
+}
+
+Error Denied(std::string_view what) {
+  return Error::Forbidden("You may not " + std::string(what) + " records of this table");
+}
+
+// The record as it is now, read inside the write transaction (locked on PostgreSQL).
+struct Snapshot {
+  bool found = false;
+  bool deleted = false;
+  std::int64_t updated_at = 0;
+  std::string fields_json;  // every field: the activity log's before/after
+  std::string record_json;  // the caller's view
+};
+
+Result<Snapshot> ReadSnapshot(db::Connection& connection, const RecordReader& reader,
+                              const access::TableAccess& access, std::int64_t id, bool for_update) {
+  std::string sql =
+      "SELECT " + reader.columns_sql() + " FROM " + reader.table_sql() + " WHERE \"id\" = ?";
+  if (for_update) sql += connection.dialect().ForUpdate();
+  Snapshot snapshot;
+  CAIRN_TRY(connection.Execute(sql, {id}, [&](const db::Row& row) {
+    snapshot.found = true;
+    snapshot.deleted = !row.IsNull(RecordReader::kDeletedAtColumn);
+    snapshot.updated_at = row.GetTimestampMillis(RecordReader::kUpdatedAtColumn);
+    reader.AppendAllFields(row, snapshot.fields_json);
+    reader.AppendRecord(row, &access.ReadableFields(), snapshot.record_json);
+  }));
+  return snapshot;
+}
+
+std::string Changes(const std::string& before, const std::string& after) {
+  return "{\"before\":" + (before.empty() ? std::string("null") : before) +
+         ",\"after\":" + (after.empty() ? std::string("null") : after) + "}";
+}
+
+Status Record(db::Connection& connection, const config::Table& table, const Actor& actor,
+              std::string_view action, std::int64_t id, std::string changes) {
+  activity::ActivityEntry entry;
+  entry.action = std::string(action);
+  entry.table_name = table.name;
+  entry.record_id = id;
+  entry.user_id = actor.user_id;
+  entry.changes_json = std::move(changes);
+  entry.ip_address = actor.ip_address;
+  entry.user_agent = actor.user_agent;
+  return activity::RecordActivity(connection, entry);
+}
+
+// A unique violation is the caller's mistake: 400 naming the field (D31), not a conflict.
+Status UniqueAsValidation(Status status) {
+  if (status.ok() || db::ErrorKindOf(status.error()) != db::DbErrorKind::kUnique) return status;
+  std::vector<FieldError> errors;
+  for (const FieldError& column : status.error().errors) {
+    errors.push_back({"fields." + column.field, "must be unique: another record has this value"});
+  }
+  if (errors.empty()) errors.push_back({"fields", "a unique value is already taken"});
+  return Error::Validation("Invalid record", std::move(errors));
+}
+
+// Drops the keys of `fields` the caller may not read (history output, D21).
+void AppendReadable(const boost::json::value& fields, const access::TableAccess& access,
+                    std::string& out) {
+  if (!fields.is_object()) {
+    out += "null";
+    return;
+  }
+  boost::json::object visible;
+  for (const auto& [key, value] : fields.get_object()) {
+    if (access.CanReadField(key)) visible.emplace(key, value);
+  }
+  json::Append(out, visible);
+}
+
+}  // namespace
+
+RecordService::RecordService(db::Database& database, const access::AccessIndex& access)
+    : database_(database), access_(access) {}
+
+Result<std::string> RecordService::Create(const config::Table& table, const Actor& actor,
+                                          const boost::json::value& body) {
+  const access::TableAccess& access = access_.For(table, actor.role);
+  if (!access.Can(Action::kRead)) return TableNotFound();
+  if (!access.Can(Action::kCreate)) return Denied("create");
+  const boost::json::value* fields =
+      body.is_object() ? body.get_object().if_contains("fields") : nullptr;
+  CAIRN_ASSIGN_OR_RETURN(auto writes,
+                         ParseFieldWrites(table, access, fields, WriteKind::kCreate, "fields"));
+  const RecordReader reader(table);
+  const std::int64_t now = time::NowMillis();
+  std::string sql = "INSERT INTO " + reader.table_sql() +
+                    " (\"created_at\", \"updated_at\", \"created_by\", \"updated_by\"";
+  std::vector<db::Value> params{db::Timestamp{now}, db::Timestamp{now},
+                                std::string_view(actor.user_id), std::string_view(actor.user_id)};
+  for (const FieldWrite& write : writes) {
+    sql += ", " + db::Identifier(*schema::ColumnNameOf(*write.field)).quoted();
+    params.push_back(write.value);
+  }
+  sql += ") VALUES (?";
+  for (std::size_t i = 1; i < params.size(); ++i) sql += ", ?";
+  sql += ")";
+  sql += database_.dialect().ReturningId();
+
+  std::string record;
+  CAIRN_TRY(UniqueAsValidation(
+      database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+        std::int64_t id = 0;
+        CAIRN_TRY(
+            connection.Execute(sql, params, [&](const db::Row& row) { id = row.GetInt64(0); }));
+        CAIRN_ASSIGN_OR_RETURN(Snapshot created,
+                               ReadSnapshot(connection, reader, access, id, false));
+        record = std::move(created.record_json);
+        return Record(connection, table, actor, "create", id, Changes({}, created.fields_json));
+      })));
+  return record;
+}
+
+Result<std::string> RecordService::Get(const config::Table& table, const Actor& actor,
+                                       std::int64_t id) {
+  const access::TableAccess& access = access_.For(table, actor.role);
+  if (!access.Can(Action::kRead)) return TableNotFound();
+  const RecordReader reader(table);
+  const std::string sql = "SELECT " + reader.columns_sql() + " FROM " + reader.table_sql() +
+                          " WHERE \"id\" = ? AND \"deleted_at\" IS NULL";
+  std::string record;
+  CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
+    CAIRN_TRY(connection.Execute(sql, {id}, [&](const db::Row& row) {
+      reader.AppendRecord(row, &access.ReadableFields(), record);
+    }));
+    return {};
+  }));
+  if (record.empty()) return RecordNotFound();
+  return record;
+}
+
+Result<std::string> RecordService::Update(const config::Table& table, const Actor& actor,
+                                          std::int64_t id, const boost::json::value& body) {
+  const access::TableAccess& access = access_.For(table, actor.role);
+  if (!access.Can(Action::kRead)) return TableNotFound();
+  const boost::json::object* object = body.is_object() ? &body.get_object() : nullptr;
+  std::optional<std::int64_t> expected_updated_at;
+  if (const auto* stamp = object ? object->if_contains("updatedAt") : nullptr) {
+    const auto parsed = stamp->is_string() ? time::ParseIso(stamp->get_string()) : std::nullopt;
+    if (!parsed) {
+      return Error::Validation("Invalid record",
+                               {{"updatedAt", "must be the record's updatedAt timestamp"}});
+    }
+    expected_updated_at = *parsed;
+  }
+  const RecordReader reader(table);
+  std::string record;
+  CAIRN_TRY(UniqueAsValidation(
+      database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+        CAIRN_ASSIGN_OR_RETURN(Snapshot before, ReadSnapshot(connection, reader, access, id, true));
+        if (!before.found || before.deleted) return RecordNotFound();
+        if (!access.Can(Action::kUpdate)) return Denied("update");
+        const boost::json::value* fields = object ? object->if_contains("fields") : nullptr;
+        CAIRN_ASSIGN_OR_RETURN(
+            auto writes, ParseFieldWrites(table, access, fields, WriteKind::kUpdate, "fields"));
+        if (expected_updated_at && *expected_updated_at != before.updated_at) {
+          return Error::Conflict("The record was changed since it was read (updatedAt differs)");
+        }
+        // Never the same millisecond twice: optimistic locking compares updatedAt.
+        const std::int64_t now = std::max(time::NowMillis(), before.updated_at + 1);
+        std::string sql =
+            "UPDATE " + reader.table_sql() + " SET \"updated_at\" = ?, \"updated_by\" = ?";
+        std::vector<db::Value> params{db::Timestamp{now}, std::string_view(actor.user_id)};
+        for (const FieldWrite& write : writes) {
+          sql += ", " + db::Identifier(*schema::ColumnNameOf(*write.field)).quoted() + " = ?";
+          params.push_back(write.value);
+        }
+        sql += " WHERE \"id\" = ?";
+        params.emplace_back(id);
+        CAIRN_TRY(connection.Execute(sql, params));
+        CAIRN_ASSIGN_OR_RETURN(Snapshot after, ReadSnapshot(connection, reader, access, id, false));
+        record = std::move(after.record_json);
+        return Record(connection, table, actor, "update", id,
+                      Changes(before.fields_json, after.fields_json));
+      })));
+  return record;
+}
+
+Status RecordService::Delete(const config::Table& table, const Actor& actor, std::int64_t id,
+                             bool permanent) {
+  const access::TableAccess& access = access_.For(table, actor.role);
+  if (!access.Can(Action::kRead)) return TableNotFound();
+  const RecordReader reader(table);
+  return database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+    CAIRN_ASSIGN_OR_RETURN(Snapshot before, ReadSnapshot(connection, reader, access, id, true));
+    // Soft-deleting a deleted record is a 404 (D32); a permanent delete reaches the trash too.
+    if (!before.found || (before.deleted && !permanent)) return RecordNotFound();
+    if (permanent) {
+      if (!access.Can(Action::kPermanentDelete)) return Denied("permanently delete");
+      CAIRN_TRY(
+          connection.Execute("DELETE FROM " + reader.table_sql() + " WHERE \"id\" = ?", {id}));
+      return Record(connection, table, actor, "permanent_delete", id,
+                    Changes(before.fields_json, {}));
+    }
+    if (!access.Can(Action::kDelete)) return Denied("delete");
+    CAIRN_TRY(connection.Execute(
+        "UPDATE " + reader.table_sql() +
+            " SET \"deleted_at\" = ?, \"deleted_by\" = ? WHERE \"id\" = ?",
+        {db::Timestamp{time::NowMillis()}, std::string_view(actor.user_id), id}));
+    return Record(connection, table, actor, "delete", id, Changes(before.fields_json, {}));
+  });
+}
+
+Result<std::string> RecordService::Restore(const config::Table& table, const Actor& actor,
+                                           std::int64_t id) {
+  const access::TableAccess& access = access_.For(table, actor.role);
+  if (!access.Can(Action::kRead)) return TableNotFound();
+  const RecordReader reader(table);
+  std::string record;
+  CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+    CAIRN_ASSIGN_OR_RETURN(Snapshot before, ReadSnapshot(connection, reader, access, id, true));
+    if (!before.found) return RecordNotFound();
+    if (!access.Can(Action::kRestore)) return Denied("restore");
+    if (!before.deleted) {
+      return Error::Validation("The record is not deleted", {{"id", "is not in the trash"}});
+    }
+    CAIRN_TRY(connection.Execute(
+        "UPDATE " + reader.table_sql() +
+            " SET \"deleted_at\" = NULL, \"deleted_by\" = NULL, \"updated_at\" = ?, "
+            "\"updated_by\" = ? WHERE \"id\" = ?",
+        {db::Timestamp{std::max(time::NowMillis(), before.updated_at + 1)},
+         std::string_view(actor.user_id), id}));
+    CAIRN_ASSIGN_OR_RETURN(Snapshot after, ReadSnapshot(connection, reader, access, id, false));
+    record = std::move(after.record_json);
+    return Record(connection, table, actor, "restore", id, Changes({}, after.fields_json));
+  }));
+  return record;
+}
+
+Result<std::string> RecordService::List(const config::Table& table, const Actor& actor,
+                                        const ListOptions& options) {
+  const access::TableAccess& access = access_.For(table, actor.role);
+  if (!access.Can(Action::kRead)) return TableNotFound();
+  const RecordReader reader(table);
+  const char* where = options.deleted == DeletedRows::kExclude ? " WHERE \"deleted_at\" IS NULL"
+                      : options.deleted == DeletedRows::kOnly  ? " WHERE \"deleted_at\" IS NOT NULL"
+                                                               : "";
+  const int offset = options.page ? (*options.page - 1) * options.limit : options.offset;
+  std::int64_t total = 0;
+  std::string records = "[";
+  CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
+    CAIRN_TRY(connection.Execute("SELECT COUNT(*) FROM " + reader.table_sql() + where, {},
+                                 [&](const db::Row& row) { total = row.GetInt64(0); }));
+    CAIRN_TRY(connection.Execute(
+        "SELECT " + reader.columns_sql() + " FROM " + reader.table_sql() + where +
+            " ORDER BY \"id\" LIMIT ? OFFSET ?",
+        {static_cast<std::int64_t>(options.limit), static_cast<std::int64_t>(offset)},
+        [&](const db::Row& row) {
+          if (records.size() > 1) records.push_back(',');
+          reader.AppendRecord(row, &access.ReadableFields(), records);
+        }));
+    return {};
+  }));
+  const std::int64_t pages = options.limit > 0 ? (total + options.limit - 1) / options.limit : 0;
+  std::string out = R"({"records":)" + records + R"(],"pagination":{"total":)" +
+                    std::to_string(total) + R"(,"limit":)" + std::to_string(options.limit) +
+                    R"(,"offset":)" + std::to_string(offset) + R"(,"page":)" +
+                    std::to_string(options.limit > 0 ? offset / options.limit + 1 : 1) +
+                    R"(,"totalPages":)" + std::to_string(pages) + "}}";
+  return out;
+}
+
+Result<std::string> RecordService::History(const config::Table& table, const Actor& actor,
+                                           std::int64_t id, const HistoryOptions& options) {
+  const access::TableAccess& access = access_.For(table, actor.role);
+  if (!access.Can(Action::kRead)) return TableNotFound();
+  CAIRN_ASSIGN_OR_RETURN(auto page, activity::ListRecordHistory(database_, table.name, id,
+                                                                options.limit, options.offset));
+  // A record the caller cannot see has no visible history: the same 404 as a missing one.
+  if (page.total == 0) {
+    CAIRN_TRY(Get(table, actor, id));
+  }
+  std::string out = R"({"history":[)";
+  bool first = true;
+  for (const auto& entry : page.entries) {
+    if (!first) out.push_back(',');
+    first = false;
+    out += R"({"id":")" + std::to_string(entry.id) + R"(","action":)";
+    json::AppendString(out, entry.action);
+    out += R"(,"createdAt":")";
+    time::AppendIso(out, entry.created_at);
+    out += R"(","user":)";
+    if (entry.user_id) {
+      out += R"({"id":)";
+      json::AppendString(out, *entry.user_id);
+      out += R"(,"name":)";
+      json::AppendString(out, entry.user_name.value_or(""));
+      out += R"(,"email":)";
+      json::AppendString(out, entry.user_email.value_or(""));
+      out.push_back('}');
+    } else {
+      out += "null";
+    }
+    boost::system::error_code ec;
+    const boost::json::value changes = boost::json::parse(entry.changes_json.value_or("{}"), ec);
+    out += R"(,"changes":{"before":)";
+    AppendReadable(changes.is_object() && changes.get_object().contains("before")
+                       ? changes.get_object().at("before")
+                       : boost::json::value(),
+                   access, out);
+    out += R"(,"after":)";
+    AppendReadable(changes.is_object() && changes.get_object().contains("after")
+                       ? changes.get_object().at("after")
+                       : boost::json::value(),
+                   access, out);
+    out += "}}";
+  }
+  out += R"(],"pagination":{"total":)" + std::to_string(page.total) + R"(,"limit":)" +
+         std::to_string(options.limit) + R"(,"offset":)" + std::to_string(options.offset) + "}}";
+  return out;
+}
+
+}  // namespace cairn::records

@@ -1,0 +1,60 @@
+// The record lifecycle of one table (interface.md "States and transitions", D30–D35): create,
+// read, update with optimistic locking, soft delete, restore, permanent delete, plain lists and
+// the trash. Access rules (D20–D21) are applied here: no read access → 404 for everything; a
+// record the caller cannot see → 404 (visibility is part of the WHERE clause, so hidden and
+// missing records take one path); a write the caller may not make on a visible record → 403.
+// Every change writes its activity entry (with before/after, which is also the record's history)
+// in the same transaction. Answers are JSON text in the wire shape.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <boost/json/value.hpp>
+
+#include "access/access_index.hpp"
+#include "common/result.hpp"
+#include "config/model.hpp"
+#include "db/database.hpp"
+#include "records/actor.hpp"
+
+namespace cairn::records {
+
+enum class DeletedRows { kExclude, kInclude, kOnly };
+
+struct ListOptions {
+  int limit = 100;
+  int offset = 0;
+  std::optional<int> page;  // 1-based; offset = (page - 1) * limit
+  DeletedRows deleted = DeletedRows::kExclude;
+};
+
+struct HistoryOptions {
+  int limit = 50;
+  int offset = 0;
+};
+
+class RecordService {
+ public:
+  RecordService(db::Database& database, const access::AccessIndex& access);
+
+  Result<std::string> Create(const config::Table& table, const Actor& actor,
+                             const boost::json::value& body);
+  Result<std::string> Get(const config::Table& table, const Actor& actor, std::int64_t id);
+  // `body` may carry `updatedAt`: when it differs from the stored one → 409, nothing written.
+  Result<std::string> Update(const config::Table& table, const Actor& actor, std::int64_t id,
+                             const boost::json::value& body);
+  Status Delete(const config::Table& table, const Actor& actor, std::int64_t id, bool permanent);
+  Result<std::string> Restore(const config::Table& table, const Actor& actor, std::int64_t id);
+  Result<std::string> List(const config::Table& table, const Actor& actor,
+                           const ListOptions& options);
+  Result<std::string> History(const config::Table& table, const Actor& actor, std::int64_t id,
+                              const HistoryOptions& options);
+
+ private:
+  db::Database& database_;
+  const access::AccessIndex& access_;
+};
+
+}  // namespace cairn::records
