@@ -73,6 +73,16 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
     CAIRN_TRY(Add(router, "GET", "/records", "List records", nullptr, &RecordRoutes::List));
     CAIRN_TRY(
         Add(router, "GET", "/trash", "List soft-deleted records", nullptr, &RecordRoutes::Trash));
+    CAIRN_TRY(Add(router, "POST", "/records/batch", "Create up to 1000 records, all or none",
+                  kObject, &RecordRoutes::CreateMany));
+    CAIRN_TRY(Add(router, "PATCH", "/records/batch", "Update up to 1000 records, all or none",
+                  kObject, &RecordRoutes::UpdateMany));
+    CAIRN_TRY(Add(router, "DELETE", "/records/batch", "Delete up to 1000 records, all or none",
+                  kObject, &RecordRoutes::DeleteMany));
+    CAIRN_TRY(Add(router, "POST", "/records/batch/restore",
+                  "Restore up to 1000 records, all or none", kObject, &RecordRoutes::RestoreMany));
+    CAIRN_TRY(Add(router, "POST", "/records/upsert", "Create or update by match fields", kObject,
+                  &RecordRoutes::Upsert));
     CAIRN_TRY(
         Add(router, "GET", "/records/{recordId}", "Get a record", nullptr, &RecordRoutes::Get));
     CAIRN_TRY(Add(router, "PATCH", "/records/{recordId}", "Update a record", kObject,
@@ -144,6 +154,36 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
     options.deleted = records::DeletedRows::kOnly;
     CAIRN_ASSIGN_OR_RETURN(std::string list, records_.List(*target.table, target.actor, options));
     return Response::RawJson(200, std::move(list));
+  }
+
+  Result<Response> CreateMany(Request& request, const Target& target) {
+    CAIRN_ASSIGN_OR_RETURN(std::string out,
+                           records_.CreateMany(*target.table, target.actor, *request.json));
+    return Response::RawJson(201, std::move(out));
+  }
+
+  Result<Response> UpdateMany(Request& request, const Target& target) {
+    CAIRN_ASSIGN_OR_RETURN(std::string out,
+                           records_.UpdateMany(*target.table, target.actor, *request.json));
+    return Response::RawJson(200, std::move(out));
+  }
+
+  Result<Response> DeleteMany(Request& request, const Target& target) {
+    CAIRN_ASSIGN_OR_RETURN(std::string out,
+                           records_.DeleteMany(*target.table, target.actor, *request.json));
+    return Response::RawJson(200, std::move(out));
+  }
+
+  Result<Response> RestoreMany(Request& request, const Target& target) {
+    CAIRN_ASSIGN_OR_RETURN(std::string out,
+                           records_.RestoreMany(*target.table, target.actor, *request.json));
+    return Response::RawJson(200, std::move(out));
+  }
+
+  Result<Response> Upsert(Request& request, const Target& target) {
+    CAIRN_ASSIGN_OR_RETURN(std::string out,
+                           records_.Upsert(*target.table, target.actor, *request.json));
+    return Response::RawJson(200, std::move(out));
   }
 
   Result<Response> Get(Request&, const Target& target) {

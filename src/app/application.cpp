@@ -7,6 +7,7 @@
 #include "activity/activity_schema.hpp"
 #include "api/activity_api.hpp"
 #include "api/auth_routes.hpp"
+#include "api/comments_api.hpp"
 #include "api/health_api.hpp"
 #include "api/origin_check.hpp"
 #include "api/records_api.hpp"
@@ -15,6 +16,7 @@
 #include "common/log.hpp"
 #include "http/middleware.hpp"
 #include "http/server.hpp"
+#include "records/comment_schema.hpp"
 #include "schema/migrator.hpp"
 
 namespace cairn::app {
@@ -44,6 +46,7 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
     CAIRN_TRY(api::AddTablesRoutes(router, config, parts.access));
     parts.records = std::make_unique<records::RecordService>(*parts.database, parts.access);
     CAIRN_TRY(api::AddRecordRoutes(router, config, *parts.records));
+    CAIRN_TRY(api::AddCommentRoutes(router, config, *parts.database, parts.access));
     // Admin only, so only with sessions (D50).
     CAIRN_TRY(api::AddActivityRoutes(router, *parts.database));
   }
@@ -90,6 +93,8 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   }
   // With or without auth: record changes are logged too.
   CAIRN_TRY(activity::EnsureActivitySchema(*parts->database));
+  // Also without auth: a record's permanent delete removes its comments.
+  CAIRN_TRY(records::EnsureCommentSchema(*parts->database));
 
   http::ServerOptions server_options;
   server_options.host = settings.host;

@@ -17,7 +17,8 @@ std::optional<RouteLimit> ClassifyRoute(std::string_view path, int window_second
   const auto per_window = [&](std::string_view group, int max) {
     return RouteLimit{group, Limit{max, window_ms}};
   };
-  if (UnderSegment(path, "/api/admin")) {
+  // Admin endpoints (interface.md "Authentication" rule 7): schema editing and the audit log.
+  if (UnderSegment(path, "/api/admin") || UnderSegment(path, "/api/activity")) {
     return RouteLimit{"admin", Limit{kAdminPerWindow, kAdminWindowMs}};
   }
   if (!UnderSegment(path, "/api/auth")) return std::nullopt;

@@ -68,6 +68,18 @@ void RecordReader::AppendAllFields(const db::Row& row, std::string& out) const {
   out.push_back('}');
 }
 
+void RecordReader::AppendFlat(const db::Row& row, const std::vector<const config::Field*>& readable,
+                              std::string& out) const {
+  out += R"({"id":)";
+  out += std::to_string(row.GetInt64(kIdColumn));
+  for (const StoredField& stored : stored_) {
+    if (std::find(readable.begin(), readable.end(), stored.field) == readable.end()) continue;
+    out.push_back(',');
+    AppendField(stored, row, out);
+  }
+  out.push_back('}');
+}
+
 void RecordReader::AppendRecord(const db::Row& row,
                                 const std::vector<const config::Field*>* readable,
                                 std::string& out) const {

@@ -22,6 +22,9 @@ class RecordReader {
   // The record JSON with the fields `readable` allows (null: every field).
   void AppendRecord(const db::Row& row, const std::vector<const config::Field*>* readable,
                     std::string& out) const;
+  // The upsert's flat shape (D33): {"id":7, <readable field>: value, …}.
+  void AppendFlat(const db::Row& row, const std::vector<const config::Field*>& readable,
+                  std::string& out) const;
   // Only the `fields` object, every stored field (history and activity keep these).
   void AppendAllFields(const db::Row& row, std::string& out) const;
 

@@ -6,80 +6,17 @@
 #include "common/json.hpp"
 #include "common/time.hpp"
 #include "db/dialect.hpp"
+#include "records/comment_service.hpp"
 #include "records/record_input.hpp"
 #include "records/record_reader.hpp"
+#include "records/record_writes.hpp"
 #include "schema/physical_model.hpp"
 
 namespace cairn::records {
 namespace {
 
 using access::Action;
-
-Error RecordNotFound() {
-  return Error::NotFound("Record not found");
-}
-
-Error TableNotFound() {
-  return Error::NotFound("Table not found");
-}
-
-Error Denied(std::string_view what) {
-  return Error::Forbidden("You may not " + std::string(what) + " records of this table");
-}
-
-// The record as it is now, read inside the write transaction (locked on PostgreSQL).
-struct Snapshot {
-  bool found = false;
-  bool deleted = false;
-  std::int64_t updated_at = 0;
-  std::string fields_json;  // every field: the activity log's before/after
-  std::string record_json;  // the caller's view
-};
-
-Result<Snapshot> ReadSnapshot(db::Connection& connection, const RecordReader& reader,
-                              const access::TableAccess& access, std::int64_t id, bool for_update) {
-  std::string sql =
-      "SELECT " + reader.columns_sql() + " FROM " + reader.table_sql() + " WHERE \"id\" = ?";
-  if (for_update) sql += connection.dialect().ForUpdate();
-  Snapshot snapshot;
-  CAIRN_TRY(connection.Execute(sql, {id}, [&](const db::Row& row) {
-    snapshot.found = true;
-    snapshot.deleted = !row.IsNull(RecordReader::kDeletedAtColumn);
-    snapshot.updated_at = row.GetTimestampMillis(RecordReader::kUpdatedAtColumn);
-    reader.AppendAllFields(row, snapshot.fields_json);
-    reader.AppendRecord(row, &access.ReadableFields(), snapshot.record_json);
-  }));
-  return snapshot;
-}
-
-std::string Changes(const std::string& before, const std::string& after) {
-  return "{\"before\":" + (before.empty() ? std::string("null") : before) +
-         ",\"after\":" + (after.empty() ? std::string("null") : after) + "}";
-}
-
-Status Record(db::Connection& connection, const config::Table& table, const Actor& actor,
-              std::string_view action, std::int64_t id, std::string changes) {
-  activity::ActivityEntry entry;
-  entry.action = std::string(action);
-  entry.table_name = table.name;
-  entry.record_id = id;
-  entry.user_id = actor.user_id;
-  entry.changes_json = std::move(changes);
-  entry.ip_address = actor.ip_address;
-  entry.user_agent = actor.user_agent;
-  return activity::RecordActivity(connection, entry);
-}
-
-// A unique violation is the caller's mistake: 400 naming the field (D31), not a conflict.
-Status UniqueAsValidation(Status status) {
-  if (status.ok() || db::ErrorKindOf(status.error()) != db::DbErrorKind::kUnique) return status;
-  std::vector<FieldError> errors;
-  for (const FieldError& column : status.error().errors) {
-    errors.push_back({"fields." + column.field, "must be unique: another record has this value"});
-  }
-  if (errors.empty()) errors.push_back({"fields", "a unique value is already taken"});
-  return Error::Validation("Invalid record", std::move(errors));
-}
+using namespace detail;
 
 // Drops the keys of `fields` the caller may not read (history output, D21).
 void AppendReadable(const boost::json::value& fields, const access::TableAccess& access,
@@ -110,30 +47,14 @@ Result<std::string> RecordService::Create(const config::Table& table, const Acto
   CAIRN_ASSIGN_OR_RETURN(auto writes,
                          ParseFieldWrites(table, access, fields, WriteKind::kCreate, "fields"));
   const RecordReader reader(table);
-  const std::int64_t now = time::NowMillis();
-  std::string sql = "INSERT INTO " + reader.table_sql() +
-                    " (\"created_at\", \"updated_at\", \"created_by\", \"updated_by\"";
-  std::vector<db::Value> params{db::Timestamp{now}, db::Timestamp{now},
-                                std::string_view(actor.user_id), std::string_view(actor.user_id)};
-  for (const FieldWrite& write : writes) {
-    sql += ", " + db::Identifier(*schema::ColumnNameOf(*write.field)).quoted();
-    params.push_back(write.value);
-  }
-  sql += ") VALUES (?";
-  for (std::size_t i = 1; i < params.size(); ++i) sql += ", ?";
-  sql += ")";
-  sql += database_.dialect().ReturningId();
-
   std::string record;
   CAIRN_TRY(UniqueAsValidation(
       database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-        std::int64_t id = 0;
-        CAIRN_TRY(
-            connection.Execute(sql, params, [&](const db::Row& row) { id = row.GetInt64(0); }));
+        CAIRN_ASSIGN_OR_RETURN(std::int64_t id, InsertRow(connection, reader, actor, writes));
         CAIRN_ASSIGN_OR_RETURN(Snapshot created,
                                ReadSnapshot(connection, reader, access, id, false));
         record = std::move(created.record_json);
-        return Record(connection, table, actor, "create", id, Changes({}, created.fields_json));
+        return LogChange(connection, table, actor, "create", id, Changes({}, created.fields_json));
       })));
   return record;
 }
@@ -183,22 +104,11 @@ Result<std::string> RecordService::Update(const config::Table& table, const Acto
         if (expected_updated_at && *expected_updated_at != before.updated_at) {
           return Error::Conflict("The record was changed since it was read (updatedAt differs)");
         }
-        // Never the same millisecond twice: optimistic locking compares updatedAt.
-        const std::int64_t now = std::max(time::NowMillis(), before.updated_at + 1);
-        std::string sql =
-            "UPDATE " + reader.table_sql() + " SET \"updated_at\" = ?, \"updated_by\" = ?";
-        std::vector<db::Value> params{db::Timestamp{now}, std::string_view(actor.user_id)};
-        for (const FieldWrite& write : writes) {
-          sql += ", " + db::Identifier(*schema::ColumnNameOf(*write.field)).quoted() + " = ?";
-          params.push_back(write.value);
-        }
-        sql += " WHERE \"id\" = ?";
-        params.emplace_back(id);
-        CAIRN_TRY(connection.Execute(sql, params));
+        CAIRN_TRY(UpdateRow(connection, reader, actor, id, writes, before.updated_at));
         CAIRN_ASSIGN_OR_RETURN(Snapshot after, ReadSnapshot(connection, reader, access, id, false));
         record = std::move(after.record_json);
-        return Record(connection, table, actor, "update", id,
-                      Changes(before.fields_json, after.fields_json));
+        return LogChange(connection, table, actor, "update", id,
+                         Changes(before.fields_json, after.fields_json));
       })));
   return record;
 }
@@ -214,17 +124,14 @@ Status RecordService::Delete(const config::Table& table, const Actor& actor, std
     if (!before.found || (before.deleted && !permanent)) return RecordNotFound();
     if (permanent) {
       if (!access.Can(Action::kPermanentDelete)) return Denied("permanently delete");
-      CAIRN_TRY(
-          connection.Execute("DELETE FROM " + reader.table_sql() + " WHERE \"id\" = ?", {id}));
-      return Record(connection, table, actor, "permanent_delete", id,
-                    Changes(before.fields_json, {}));
+      CAIRN_TRY(PurgeRow(connection, reader, id));
+      CAIRN_TRY(DeleteCommentsOf(connection, table.name, id));
+      return LogChange(connection, table, actor, "permanent_delete", id,
+                       Changes(before.fields_json, {}));
     }
     if (!access.Can(Action::kDelete)) return Denied("delete");
-    CAIRN_TRY(connection.Execute(
-        "UPDATE " + reader.table_sql() +
-            " SET \"deleted_at\" = ?, \"deleted_by\" = ? WHERE \"id\" = ?",
-        {db::Timestamp{time::NowMillis()}, std::string_view(actor.user_id), id}));
-    return Record(connection, table, actor, "delete", id, Changes(before.fields_json, {}));
+    CAIRN_TRY(SoftDeleteRow(connection, reader, actor, id));
+    return LogChange(connection, table, actor, "delete", id, Changes(before.fields_json, {}));
   });
 }
 
@@ -241,15 +148,10 @@ Result<std::string> RecordService::Restore(const config::Table& table, const Act
     if (!before.deleted) {
       return Error::Validation("The record is not deleted", {{"id", "is not in the trash"}});
     }
-    CAIRN_TRY(connection.Execute(
-        "UPDATE " + reader.table_sql() +
-            " SET \"deleted_at\" = NULL, \"deleted_by\" = NULL, \"updated_at\" = ?, "
-            "\"updated_by\" = ? WHERE \"id\" = ?",
-        {db::Timestamp{std::max(time::NowMillis(), before.updated_at + 1)},
-         std::string_view(actor.user_id), id}));
+    CAIRN_TRY(RestoreRow(connection, reader, actor, id, before.updated_at));
     CAIRN_ASSIGN_OR_RETURN(Snapshot after, ReadSnapshot(connection, reader, access, id, false));
     record = std::move(after.record_json);
-    return Record(connection, table, actor, "restore", id, Changes({}, after.fields_json));
+    return LogChange(connection, table, actor, "restore", id, Changes({}, after.fields_json));
   }));
   return record;
 }

@@ -49,6 +49,21 @@ class RecordService {
   Result<std::string> Restore(const config::Table& table, const Actor& actor, std::int64_t id);
   Result<std::string> List(const config::Table& table, const Actor& actor,
                            const ListOptions& options);
+  // Batches (D34): all or nothing; more than kMaxBatchItems items → 413. Errors name the item:
+  // `records[3].fields.email`, `ids[2]`.
+  Result<std::string> CreateMany(const config::Table& table, const Actor& actor,
+                                 const boost::json::value& body);  // {created, records}
+  Result<std::string> UpdateMany(const config::Table& table, const Actor& actor,
+                                 const boost::json::value& body);  // {updated, records}
+  Result<std::string> DeleteMany(const config::Table& table, const Actor& actor,
+                                 const boost::json::value& body);  // {deleted}
+  Result<std::string> RestoreMany(const config::Table& table, const Actor& actor,
+                                  const boost::json::value& body);  // {restored}
+  // Upsert (D33): `{fields, matchFields|fieldsToMergeOn}` → {id, operation, record}; the batch
+  // form `{records:[{fields}], fieldsToMergeOn}` → {records, created, updated}.
+  Result<std::string> Upsert(const config::Table& table, const Actor& actor,
+                             const boost::json::value& body);
+
   Result<std::string> History(const config::Table& table, const Actor& actor, std::int64_t id,
                               const HistoryOptions& options);
 

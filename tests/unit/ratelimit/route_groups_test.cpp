@@ -27,6 +27,9 @@ TEST(RouteGroupsTest, Groups) {
   EXPECT_EQ(GroupOf("/api/auth/admin/list-users"), "admin");
   EXPECT_EQ(GroupOf("/api/admin/tables"), "admin");
   EXPECT_EQ(GroupOf("/api/admin"), "admin");
+  EXPECT_EQ(GroupOf("/api/activity"), "admin");
+  EXPECT_EQ(GroupOf("/api/activity/12"), "admin");
+  EXPECT_EQ(GroupOf("/api/activityx"), "-");
   EXPECT_EQ(GroupOf("/api/auth/get-session"), "auth");
   EXPECT_EQ(GroupOf("/api/auth/sign-out"), "auth");
   EXPECT_EQ(GroupOf("/api/auth"), "auth");

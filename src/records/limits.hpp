@@ -1,0 +1,11 @@
+// Limits of the records API (D34, D37). Documented in docs/records.md.
+#pragma once
+
+#include <cstddef>
+
+namespace cairn::records {
+
+// Items in one batch create, update, delete, restore or upsert; more → 413.
+inline constexpr std::size_t kMaxBatchItems = 1000;
+
+}  // namespace cairn::records

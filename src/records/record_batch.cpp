@@ -1,0 +1,251 @@
+// Batch operations and upsert of RecordService (D33, D34): every item is checked first, then
+// all are written in one transaction, so one bad item writes nothing.
+#include <charconv>
+
+#include "common/time.hpp"
+#include "records/comment_service.hpp"
+#include "records/limits.hpp"
+#include "records/record_service.hpp"
+#include "records/record_writes.hpp"
+#include "schema/physical_model.hpp"
+
+namespace cairn::records {
+namespace {
+
+using access::Action;
+using namespace detail;
+
+std::string Indexed(std::string_view name, std::size_t index) {
+  return std::string(name) + "[" + std::to_string(index) + "]";
+}
+
+// The array member `name` of the body, within the batch limit.
+Result<const boost::json::array*> BatchItems(const boost::json::value& body,
+                                             std::string_view name) {
+  const auto* items = body.is_object() ? body.get_object().if_contains(name) : nullptr;
+  if (items == nullptr || !items->is_array() || items->get_array().empty()) {
+    return Error::Validation("Invalid batch", {{std::string(name), "must be a non-empty array"}});
+  }
+  if (items->get_array().size() > kMaxBatchItems) {
+    return Error::PayloadTooLarge("A batch holds at most " + std::to_string(kMaxBatchItems) +
+                                  " items; this one has " +
+                                  std::to_string(items->get_array().size()));
+  }
+  return &items->get_array();
+}
+
+// A record id on the wire: "7" or 7.
+std::optional<std::int64_t> RecordId(const boost::json::value& value) {
+  if (value.is_int64() && value.get_int64() > 0) return value.get_int64();
+  if (value.is_uint64() && value.get_uint64() <= INT64_MAX && value.get_uint64() > 0) {
+    return static_cast<std::int64_t>(value.get_uint64());
+  }
+  if (!value.is_string()) return std::nullopt;
+  const std::string_view text = value.get_string();
+  std::int64_t id = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (ec != std::errc() || end != text.data() + text.size() || id < 1) return std::nullopt;
+  return id;
+}
+
+Result<std::vector<std::int64_t>> BatchIds(const boost::json::value& body) {
+  CAIRN_ASSIGN_OR_RETURN(const boost::json::array* items, BatchItems(body, "ids"));
+  std::vector<std::int64_t> ids;
+  std::vector<FieldError> errors;
+  for (std::size_t i = 0; i < items->size(); ++i) {
+    if (auto id = RecordId((*items)[i])) {
+      ids.push_back(*id);
+    } else {
+      errors.push_back({Indexed("ids", i), "must be a record id"});
+    }
+  }
+  if (!errors.empty()) return Error::Validation("Invalid batch", std::move(errors));
+  return ids;
+}
+
+// Where an item's error points: a 404 or 409 for item i carries its path.
+Error AtItem(Error error, std::string path) {
+  if (error.errors.empty()) error.errors.push_back({std::move(path), error.message});
+  return error;
+}
+
+}  // namespace
+
+Result<std::string> RecordService::CreateMany(const config::Table& table, const Actor& actor,
+                                              const boost::json::value& body) {
+  const access::TableAccess& access = access_.For(table, actor.role);
+  if (!access.Can(Action::kRead)) return TableNotFound();
+  if (!access.Can(Action::kCreate)) return Denied("create");
+  CAIRN_ASSIGN_OR_RETURN(const boost::json::array* items, BatchItems(body, "records"));
+  std::vector<std::vector<FieldWrite>> all_writes;
+  all_writes.reserve(items->size());
+  std::vector<FieldError> errors;
+  for (std::size_t i = 0; i < items->size(); ++i) {
+    const std::string path = Indexed("records", i) + ".fields";
+    const auto& item = (*items)[i];
+    const auto* fields = item.is_object() ? item.get_object().if_contains("fields") : nullptr;
+    auto writes = ParseFieldWrites(table, access, fields, WriteKind::kCreate, path);
+    if (!writes.ok()) {
+      for (auto& error : writes.error().errors) errors.push_back(std::move(error));
+      continue;
+    }
+    all_writes.push_back(std::move(writes).value());
+  }
+  if (!errors.empty()) return Error::Validation("Invalid batch", std::move(errors));
+  const RecordReader reader(table);
+  std::string records = "[";
+  CAIRN_TRY(UniqueAsValidation(
+      database_.Transaction(
+          db::Access::kWrite,
+          [&](db::Connection& connection) -> Status {
+            records.resize(1);  // a retried transaction starts over
+            for (const auto& writes : all_writes) {
+              CAIRN_ASSIGN_OR_RETURN(std::int64_t id, InsertRow(connection, reader, actor, writes));
+              CAIRN_ASSIGN_OR_RETURN(Snapshot created,
+                                     ReadSnapshot(connection, reader, access, id, false));
+              if (records.size() > 1) records.push_back(',');
+              records += created.record_json;
+              CAIRN_TRY(LogChange(connection, table, actor, "create", id,
+                                  Changes({}, created.fields_json)));
+            }
+            return {};
+          }),
+      "records"));
+  return R"({"created":)" + std::to_string(all_writes.size()) + R"(,"records":)" + records + "]}";
+}
+
+Result<std::string> RecordService::UpdateMany(const config::Table& table, const Actor& actor,
+                                              const boost::json::value& body) {
+  const access::TableAccess& access = access_.For(table, actor.role);
+  if (!access.Can(Action::kRead)) return TableNotFound();
+  CAIRN_ASSIGN_OR_RETURN(const boost::json::array* items, BatchItems(body, "records"));
+  struct Item {
+    std::int64_t id;
+    std::vector<FieldWrite> writes;
+    std::optional<std::int64_t> expected_updated_at;
+  };
+  std::vector<Item> parsed;
+  std::vector<FieldError> errors;
+  for (std::size_t i = 0; i < items->size(); ++i) {
+    const std::string path = Indexed("records", i);
+    const auto* object = (*items)[i].is_object() ? &(*items)[i].get_object() : nullptr;
+    const auto* id_value = object ? object->if_contains("id") : nullptr;
+    const auto id = id_value ? RecordId(*id_value) : std::nullopt;
+    if (!id) {
+      errors.push_back({path + ".id", "must be a record id"});
+      continue;
+    }
+    Item item{*id, {}, {}};
+    if (const auto* stamp = object->if_contains("updatedAt")) {
+      item.expected_updated_at =
+          stamp->is_string() ? time::ParseIso(stamp->get_string()) : std::nullopt;
+      if (!item.expected_updated_at) {
+        errors.push_back({path + ".updatedAt", "must be the record's updatedAt timestamp"});
+      }
+    }
+    auto writes = ParseFieldWrites(table, access, object->if_contains("fields"), WriteKind::kUpdate,
+                                   path + ".fields");
+    if (!writes.ok()) {
+      for (auto& error : writes.error().errors) errors.push_back(std::move(error));
+      continue;
+    }
+    item.writes = std::move(writes).value();
+    parsed.push_back(std::move(item));
+  }
+  if (!errors.empty()) return Error::Validation("Invalid batch", std::move(errors));
+  const RecordReader reader(table);
+  std::string records = "[";
+  CAIRN_TRY(UniqueAsValidation(
+      database_.Transaction(
+          db::Access::kWrite,
+          [&](db::Connection& connection) -> Status {
+            records.resize(1);
+            for (std::size_t i = 0; i < parsed.size(); ++i) {
+              const Item& item = parsed[i];
+              CAIRN_ASSIGN_OR_RETURN(Snapshot before,
+                                     ReadSnapshot(connection, reader, access, item.id, true));
+              if (!before.found || before.deleted) {
+                return AtItem(RecordNotFound(), Indexed("records", i) + ".id");
+              }
+              if (!access.Can(Action::kUpdate)) return Denied("update");
+              if (item.expected_updated_at && *item.expected_updated_at != before.updated_at) {
+                return AtItem(Error::Conflict("A record was changed since it was read"),
+                              Indexed("records", i) + ".updatedAt");
+              }
+              CAIRN_TRY(
+                  UpdateRow(connection, reader, actor, item.id, item.writes, before.updated_at));
+              CAIRN_ASSIGN_OR_RETURN(Snapshot after,
+                                     ReadSnapshot(connection, reader, access, item.id, false));
+              if (records.size() > 1) records.push_back(',');
+              records += after.record_json;
+              CAIRN_TRY(LogChange(connection, table, actor, "update", item.id,
+                                  Changes(before.fields_json, after.fields_json)));
+            }
+            return {};
+          }),
+      "records"));
+  return R"({"updated":)" + std::to_string(parsed.size()) + R"(,"records":)" + records + "]}";
+}
+
+Result<std::string> RecordService::DeleteMany(const config::Table& table, const Actor& actor,
+                                              const boost::json::value& body) {
+  const access::TableAccess& access = access_.For(table, actor.role);
+  if (!access.Can(Action::kRead)) return TableNotFound();
+  CAIRN_ASSIGN_OR_RETURN(auto ids, BatchIds(body));
+  const auto* permanent_value = body.get_object().if_contains("permanent");
+  if (permanent_value && !permanent_value->is_bool()) {
+    return Error::Validation("Invalid batch", {{"permanent", "must be true or false"}});
+  }
+  const bool permanent = permanent_value && permanent_value->get_bool();
+  const RecordReader reader(table);
+  CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      CAIRN_ASSIGN_OR_RETURN(Snapshot before,
+                             ReadSnapshot(connection, reader, access, ids[i], true));
+      if (!before.found || (before.deleted && !permanent)) {
+        return AtItem(RecordNotFound(), Indexed("ids", i));
+      }
+      if (!access.Can(permanent ? Action::kPermanentDelete : Action::kDelete)) {
+        return Denied(permanent ? "permanently delete" : "delete");
+      }
+      if (permanent) {
+        CAIRN_TRY(PurgeRow(connection, reader, ids[i]));
+        CAIRN_TRY(DeleteCommentsOf(connection, table.name, ids[i]));
+      } else {
+        CAIRN_TRY(SoftDeleteRow(connection, reader, actor, ids[i]));
+      }
+      CAIRN_TRY(LogChange(connection, table, actor, permanent ? "permanent_delete" : "delete",
+                          ids[i], Changes(before.fields_json, {})));
+    }
+    return {};
+  }));
+  return R"({"deleted":)" + std::to_string(ids.size()) + "}";
+}
+
+Result<std::string> RecordService::RestoreMany(const config::Table& table, const Actor& actor,
+                                               const boost::json::value& body) {
+  const access::TableAccess& access = access_.For(table, actor.role);
+  if (!access.Can(Action::kRead)) return TableNotFound();
+  CAIRN_ASSIGN_OR_RETURN(auto ids, BatchIds(body));
+  const RecordReader reader(table);
+  CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      CAIRN_ASSIGN_OR_RETURN(Snapshot before,
+                             ReadSnapshot(connection, reader, access, ids[i], true));
+      if (!before.found) return AtItem(RecordNotFound(), Indexed("ids", i));
+      if (!access.Can(Action::kRestore)) return Denied("restore");
+      if (!before.deleted) {
+        return Error::Validation("Invalid batch", {{Indexed("ids", i), "is not in the trash"}});
+      }
+      CAIRN_TRY(RestoreRow(connection, reader, actor, ids[i], before.updated_at));
+      CAIRN_ASSIGN_OR_RETURN(Snapshot after,
+                             ReadSnapshot(connection, reader, access, ids[i], false));
+      CAIRN_TRY(
+          LogChange(connection, table, actor, "restore", ids[i], Changes({}, after.fields_json)));
+    }
+    return {};
+  }));
+  return R"({"restored":)" + std::to_string(ids.size()) + "}";
+}
+
+}  // namespace cairn::records

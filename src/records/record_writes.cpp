@@ -1,0 +1,131 @@
+#include "records/record_writes.hpp"
+
+#include <algorithm>
+
+#include "activity/activity.hpp"
+#include "common/time.hpp"
+#include "db/dialect.hpp"
+#include "schema/physical_model.hpp"
+
+namespace cairn::records::detail {
+
+Error RecordNotFound() {
+  return Error::NotFound("Record not found");
+}
+
+Error TableNotFound() {
+  return Error::NotFound("Table not found");
+}
+
+Error Denied(std::string_view what) {
+  return Error::Forbidden("You may not " + std::string(what) + " records of this table");
+}
+
+Result<Snapshot> ReadSnapshot(db::Connection& connection, const RecordReader& reader,
+                              const access::TableAccess& access, std::int64_t id, bool for_update) {
+  std::string sql =
+      "SELECT " + reader.columns_sql() + " FROM " + reader.table_sql() + " WHERE \"id\" = ?";
+  if (for_update) sql += connection.dialect().ForUpdate();
+  Snapshot snapshot;
+  CAIRN_TRY(connection.Execute(sql, {id}, [&](const db::Row& row) {
+    snapshot.found = true;
+    snapshot.deleted = !row.IsNull(RecordReader::kDeletedAtColumn);
+    snapshot.updated_at = row.GetTimestampMillis(RecordReader::kUpdatedAtColumn);
+    reader.AppendAllFields(row, snapshot.fields_json);
+    reader.AppendRecord(row, &access.ReadableFields(), snapshot.record_json);
+    reader.AppendFlat(row, access.ReadableFields(), snapshot.flat_json);
+  }));
+  return snapshot;
+}
+
+std::string Changes(const std::string& before, const std::string& after) {
+  return "{\"before\":" + (before.empty() ? std::string("null") : before) +
+         ",\"after\":" + (after.empty() ? std::string("null") : after) + "}";
+}
+
+Status LogChange(db::Connection& connection, const config::Table& table, const Actor& actor,
+                 std::string_view action, std::int64_t id, std::string changes) {
+  activity::ActivityEntry entry;
+  entry.action = std::string(action);
+  entry.table_name = table.name;
+  entry.record_id = id;
+  entry.user_id = actor.user_id;
+  entry.changes_json = std::move(changes);
+  entry.ip_address = actor.ip_address;
+  entry.user_agent = actor.user_agent;
+  return activity::RecordActivity(connection, entry);
+}
+
+Status UniqueAsValidation(Status status, std::string_view path) {
+  if (status.ok() || db::ErrorKindOf(status.error()) != db::DbErrorKind::kUnique) return status;
+  std::vector<FieldError> errors;
+  for (const FieldError& column : status.error().errors) {
+    errors.push_back(
+        {std::string(path) + "." + column.field, "must be unique: another record has this value"});
+  }
+  if (errors.empty()) errors.push_back({std::string(path), "a unique value is already taken"});
+  return Error::Validation("Invalid record", std::move(errors));
+}
+
+Result<std::int64_t> InsertRow(db::Connection& connection, const RecordReader& reader,
+                               const Actor& actor, const std::vector<FieldWrite>& writes) {
+  const std::int64_t now = time::NowMillis();
+  std::string sql = "INSERT INTO " + reader.table_sql() +
+                    " (\"created_at\", \"updated_at\", \"created_by\", \"updated_by\"";
+  std::vector<db::Value> params{db::Timestamp{now}, db::Timestamp{now},
+                                std::string_view(actor.user_id), std::string_view(actor.user_id)};
+  for (const FieldWrite& write : writes) {
+    sql += ", " + db::Identifier(*schema::ColumnNameOf(*write.field)).quoted();
+    params.push_back(write.value);
+  }
+  sql += ") VALUES (?";
+  for (std::size_t i = 1; i < params.size(); ++i) sql += ", ?";
+  sql += ")";
+  sql += connection.dialect().ReturningId();
+  std::int64_t id = 0;
+  CAIRN_TRY(connection.Execute(sql, params, [&](const db::Row& row) { id = row.GetInt64(0); }));
+  return id;
+}
+
+Status UpdateRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,
+                 std::int64_t id, const std::vector<FieldWrite>& writes,
+                 std::int64_t previous_updated_at) {
+  const std::int64_t now = std::max(time::NowMillis(), previous_updated_at + 1);
+  std::string sql = "UPDATE " + reader.table_sql() + " SET \"updated_at\" = ?, \"updated_by\" = ?";
+  std::vector<db::Value> params{db::Timestamp{now}, std::string_view(actor.user_id)};
+  for (const FieldWrite& write : writes) {
+    sql += ", " + db::Identifier(*schema::ColumnNameOf(*write.field)).quoted() + " = ?";
+    params.push_back(write.value);
+  }
+  sql += " WHERE \"id\" = ?";
+  params.emplace_back(id);
+  CAIRN_TRY(connection.Execute(sql, params));
+  return {};
+}
+
+Status SoftDeleteRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,
+                     std::int64_t id) {
+  CAIRN_TRY(
+      connection.Execute("UPDATE " + reader.table_sql() +
+                             " SET \"deleted_at\" = ?, \"deleted_by\" = ? WHERE \"id\" = ?",
+                         {db::Timestamp{time::NowMillis()}, std::string_view(actor.user_id), id}));
+  return {};
+}
+
+Status RestoreRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,
+                  std::int64_t id, std::int64_t previous_updated_at) {
+  CAIRN_TRY(connection.Execute(
+      "UPDATE " + reader.table_sql() +
+          " SET \"deleted_at\" = NULL, \"deleted_by\" = NULL, \"updated_at\" = ?, "
+          "\"updated_by\" = ? WHERE \"id\" = ?",
+      {db::Timestamp{std::max(time::NowMillis(), previous_updated_at + 1)},
+       std::string_view(actor.user_id), id}));
+  return {};
+}
+
+Status PurgeRow(db::Connection& connection, const RecordReader& reader, std::int64_t id) {
+  CAIRN_TRY(connection.Execute("DELETE FROM " + reader.table_sql() + " WHERE \"id\" = ?", {id}));
+  return {};
+}
+
+}  // namespace cairn::records::detail

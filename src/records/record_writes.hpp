@@ -1,0 +1,62 @@
+// Steps shared by the single and the batch record operations, each run inside the caller's
+// write transaction. Internal to records/.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "access/table_access.hpp"
+#include "common/result.hpp"
+#include "config/model.hpp"
+#include "db/database.hpp"
+#include "records/actor.hpp"
+#include "records/record_input.hpp"
+#include "records/record_reader.hpp"
+
+namespace cairn::records::detail {
+
+Error RecordNotFound();
+Error TableNotFound();
+Error Denied(std::string_view what);
+
+// The record as it is now, read inside the write transaction (locked on PostgreSQL).
+struct Snapshot {
+  bool found = false;
+  bool deleted = false;
+  std::int64_t updated_at = 0;
+  std::string fields_json;  // every field: the activity log's before/after
+  std::string record_json;  // the caller's view
+  std::string flat_json;    // the caller's view, flat (upsert)
+};
+Result<Snapshot> ReadSnapshot(db::Connection& connection, const RecordReader& reader,
+                              const access::TableAccess& access, std::int64_t id, bool for_update);
+
+// `{"before":…,"after":…}`; an empty side is null.
+std::string Changes(const std::string& before, const std::string& after);
+// The activity entry of one record event (its history, D35).
+Status LogChange(db::Connection& connection, const config::Table& table, const Actor& actor,
+                 std::string_view action, std::int64_t id, std::string changes);
+// A unique violation is the caller's mistake: 400 naming the field (D31), not a conflict.
+// `path` prefixes the field (`fields`, `records[3].fields`).
+Status UniqueAsValidation(Status status, std::string_view path = "fields");
+
+// INSERT with authorship stamps; returns the new id.
+Result<std::int64_t> InsertRow(db::Connection& connection, const RecordReader& reader,
+                               const Actor& actor, const std::vector<FieldWrite>& writes);
+// UPDATE of the given fields plus updated_at (strictly after `previous_updated_at`, so
+// optimistic locking always sees a change) and updated_by.
+Status UpdateRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,
+                 std::int64_t id, const std::vector<FieldWrite>& writes,
+                 std::int64_t previous_updated_at);
+
+// The trash: deleted_at/by set; RestoreRow clears them and counts as an update.
+Status SoftDeleteRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,
+                     std::int64_t id);
+Status RestoreRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,
+                  std::int64_t id, std::int64_t previous_updated_at);
+// Gone for good (permanent delete).
+Status PurgeRow(db::Connection& connection, const RecordReader& reader, std::int64_t id);
+
+}  // namespace cairn::records::detail
