@@ -99,7 +99,10 @@ Result<std::string> RecordService::CreateMany(const config::Table& table, const 
           db::Access::kWrite,
           [&](db::Connection& connection) -> Status {
             records.resize(1);  // a retried transaction starts over
-            for (const auto& writes : all_writes) {
+            for (std::size_t i = 0; i < all_writes.size(); ++i) {
+              const auto& writes = all_writes[i];
+              CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, writes,
+                                        Indexed("records", i) + ".fields"));
               CAIRN_ASSIGN_OR_RETURN(std::int64_t id, InsertRow(connection, reader, actor, writes));
               CAIRN_ASSIGN_OR_RETURN(Snapshot created,
                                      ReadSnapshot(connection, reader, access, id, false));
@@ -172,6 +175,8 @@ Result<std::string> RecordService::UpdateMany(const config::Table& table, const 
                 return AtItem(Error::Conflict("A record was changed since it was read"),
                               Indexed("records", i) + ".updatedAt");
               }
+              CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, item.writes,
+                                        Indexed("records", i) + ".fields"));
               CAIRN_TRY(
                   UpdateRow(connection, reader, actor, item.id, item.writes, before.updated_at));
               CAIRN_ASSIGN_OR_RETURN(Snapshot after,

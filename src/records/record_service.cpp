@@ -34,8 +34,9 @@ void AppendReadable(const boost::json::value& fields, const access::TableAccess&
 
 }  // namespace
 
-RecordService::RecordService(db::Database& database, const access::AccessIndex& access)
-    : database_(database), access_(access) {}
+RecordService::RecordService(db::Database& database, const config::AppConfig& config,
+                             const access::AccessIndex& access)
+    : database_(database), config_(config), access_(access) {}
 
 Result<std::string> RecordService::Create(const config::Table& table, const Actor& actor,
                                           const boost::json::value& body) {
@@ -50,6 +51,7 @@ Result<std::string> RecordService::Create(const config::Table& table, const Acto
   std::string record;
   CAIRN_TRY(UniqueAsValidation(
       database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+        CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, writes, "fields"));
         CAIRN_ASSIGN_OR_RETURN(std::int64_t id, InsertRow(connection, reader, actor, writes));
         CAIRN_ASSIGN_OR_RETURN(Snapshot created,
                                ReadSnapshot(connection, reader, access, id, false));
@@ -104,6 +106,7 @@ Result<std::string> RecordService::Update(const config::Table& table, const Acto
         if (expected_updated_at && *expected_updated_at != before.updated_at) {
           return Error::Conflict("The record was changed since it was read (updatedAt differs)");
         }
+        CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, writes, "fields"));
         CAIRN_TRY(UpdateRow(connection, reader, actor, id, writes, before.updated_at));
         CAIRN_ASSIGN_OR_RETURN(Snapshot after, ReadSnapshot(connection, reader, access, id, false));
         record = std::move(after.record_json);

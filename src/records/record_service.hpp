@@ -37,7 +37,8 @@ struct HistoryOptions {
 
 class RecordService {
  public:
-  RecordService(db::Database& database, const access::AccessIndex& access);
+  RecordService(db::Database& database, const config::AppConfig& config,
+                const access::AccessIndex& access);
 
   Result<std::string> Create(const config::Table& table, const Actor& actor,
                              const boost::json::value& body);
@@ -69,6 +70,7 @@ class RecordService {
 
  private:
   db::Database& database_;
+  const config::AppConfig& config_;
   const access::AccessIndex& access_;
 };
 

@@ -137,6 +137,8 @@ Result<std::string> RecordService::Upsert(const config::Table& table, const Acto
           if (found.empty()) {
             if (!access.Can(Action::kCreate)) return Denied("create");
             if (item.create_error) return *item.create_error;
+            CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, item.create_writes,
+                                      "fields"));
             CAIRN_ASSIGN_OR_RETURN(std::int64_t id,
                                    InsertRow(connection, reader, actor, item.create_writes));
             CAIRN_ASSIGN_OR_RETURN(Snapshot after,
@@ -150,6 +152,8 @@ Result<std::string> RecordService::Upsert(const config::Table& table, const Acto
           const std::int64_t id = found.front();
           CAIRN_ASSIGN_OR_RETURN(Snapshot before,
                                  ReadSnapshot(connection, reader, access, id, true));
+          CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, item.update_writes,
+                                    "fields"));
           CAIRN_TRY(
               UpdateRow(connection, reader, actor, id, item.update_writes, before.updated_at));
           CAIRN_ASSIGN_OR_RETURN(Snapshot after,

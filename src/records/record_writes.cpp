@@ -67,6 +67,34 @@ Status UniqueAsValidation(Status status, std::string_view path) {
   return Error::Validation("Invalid record", std::move(errors));
 }
 
+Status CheckReferences(db::Connection& connection, const config::AppConfig& config,
+                       const access::AccessIndex& access, std::string_view role,
+                       const std::vector<FieldWrite>& writes, std::string_view path) {
+  std::vector<FieldError> errors;
+  for (const FieldWrite& write : writes) {
+    const config::Field& field = *write.field;
+    if (field.type != config::FieldType::kRelationship ||
+        field.relation_type != config::RelationType::kManyToOne) {
+      continue;
+    }
+    const auto* id = std::get_if<std::int64_t>(&write.value);
+    if (id == nullptr) continue;  // null: no link
+    const config::Table* related = config.FindTable(field.related_table);
+    bool found = false;
+    if (related != nullptr && access.For(*related, role).Can(access::Action::kRead)) {
+      CAIRN_TRY(connection.Execute("SELECT 1 FROM " + db::Identifier(related->sql_name).quoted() +
+                                       " WHERE \"id\" = ? AND \"deleted_at\" IS NULL",
+                                   {*id}, [&](const db::Row&) { found = true; }));
+    }
+    if (!found) {
+      errors.push_back({std::string(path) + "." + field.name,
+                        "no record " + std::to_string(*id) + " in " + field.related_table});
+    }
+  }
+  if (!errors.empty()) return Error::Validation("Invalid record", std::move(errors));
+  return {};
+}
+
 Result<std::int64_t> InsertRow(db::Connection& connection, const RecordReader& reader,
                                const Actor& actor, const std::vector<FieldWrite>& writes) {
   const std::int64_t now = time::NowMillis();

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "access/access_index.hpp"
 #include "access/table_access.hpp"
 #include "common/result.hpp"
 #include "config/model.hpp"
@@ -41,6 +42,12 @@ Status LogChange(db::Connection& connection, const config::Table& table, const A
 // A unique violation is the caller's mistake: 400 naming the field (D31), not a conflict.
 // `path` prefixes the field (`fields`, `records[3].fields`).
 Status UniqueAsValidation(Status status, std::string_view path = "fields");
+
+// Many-to-one values must name a live record of the related table that `role` may read (D8):
+// otherwise a 400 naming each such field under `path`. Hidden and missing records answer alike.
+Status CheckReferences(db::Connection& connection, const config::AppConfig& config,
+                       const access::AccessIndex& access, std::string_view role,
+                       const std::vector<FieldWrite>& writes, std::string_view path);
 
 // INSERT with authorship stamps; returns the new id.
 Result<std::int64_t> InsertRow(db::Connection& connection, const RecordReader& reader,

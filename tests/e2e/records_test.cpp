@@ -259,3 +259,77 @@ TEST(Records, ListsPageThroughAllMatchingRows) {
 
 }  // namespace
 }  // namespace cairn::test
+
+namespace cairn::test {
+namespace {
+
+constexpr const char* kLinkedTables = R"(tables:
+  - id: 1
+    name: companies
+    fields:
+      - { id: 1, name: title, type: single-line-text }
+  - id: 2
+    name: people
+    fields:
+      - { id: 1, name: name, type: single-line-text }
+      - { id: 2, name: company, type: relationship, relatedTable: companies }
+      - { id: 3, name: vault, type: relationship, relatedTable: vaults }
+  - id: 3
+    name: vaults
+    fields:
+      - { id: 1, name: label, type: single-line-text }
+    permissions:
+      read: [admin]
+)";
+
+TEST(RecordsRelationships, ManyToOneMustNameALiveReadableRecord) {
+  RecordsApp app(kLinkedTables);
+  const Caller member = app.NewUser("member");
+  const auto company =
+      app.Send(member, "POST", "/api/tables/companies/records", R"({"fields":{"title":"Acme"}})");
+  ASSERT_EQ(company.status, 201);
+  const std::string company_id(company.Json().at("id").as_string());
+  const auto linked = app.Send(member, "POST", "/api/tables/people/records",
+                               R"({"fields":{"name":"Ann","company":")" + company_id + "\"}}");
+  ASSERT_EQ(linked.status, 201) << linked.body;
+  EXPECT_EQ(linked.Json().at("fields").at("company"), boost::json::value(company_id));
+
+  const auto missing = app.Send(member, "POST", "/api/tables/people/records",
+                                R"({"fields":{"name":"Bo","company":"999"}})");
+  EXPECT_EQ(missing.status, 400);
+  EXPECT_EQ(ErrorFields(missing), std::vector<std::string>{"fields.company"});
+
+  // A record of a table the member cannot read answers like a missing one.
+  const auto vault =
+      app.Send(app.admin(), "POST", "/api/tables/vaults/records", R"({"fields":{"label":"v"}})");
+  ASSERT_EQ(vault.status, 201);
+  const std::string vault_id(vault.Json().at("id").as_string());
+  const auto hidden = app.Send(member, "POST", "/api/tables/people/records",
+                               R"({"fields":{"name":"Cy","vault":")" + vault_id + "\"}}");
+  EXPECT_EQ(hidden.status, 400);
+  EXPECT_EQ(hidden.Json().at("errors").at(0).at("message").as_string().find("no record"), 0u);
+  EXPECT_EQ(app.Send(app.admin(), "POST", "/api/tables/people/records",
+                     R"({"fields":{"name":"Cy","vault":")" + vault_id + "\"}}")
+                .status,
+            201);
+
+  // A soft-deleted company cannot be linked; updates are checked too.
+  ASSERT_EQ(app.Send(app.admin(), "DELETE", "/api/tables/companies/records/" + company_id).status,
+            204);
+  const std::string person(linked.Json().at("id").as_string());
+  const auto relink = app.Send(member, "PATCH", "/api/tables/people/records/" + person,
+                               R"({"fields":{"company":")" + company_id + "\"}}");
+  EXPECT_EQ(relink.status, 400);
+  EXPECT_EQ(app.Send(member, "PATCH", "/api/tables/people/records/" + person,
+                     R"({"fields":{"company":null}})")
+                .status,
+            200);
+  const auto batch = app.Send(member, "POST", "/api/tables/people/records/batch",
+                              R"({"records":[{"fields":{"name":"D"}},)"
+                              R"({"fields":{"name":"E","company":"999"}}]})");
+  EXPECT_EQ(batch.status, 400);
+  EXPECT_EQ(ErrorFields(batch), std::vector<std::string>{"records[1].fields.company"});
+}
+
+}  // namespace
+}  // namespace cairn::test
