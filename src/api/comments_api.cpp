@@ -1,5 +1,7 @@
 #include "api/comments_api.hpp"
 
+#include "api/table_route_support.hpp"
+
 #include <charconv>
 #include <memory>
 #include <optional>
@@ -26,28 +28,6 @@ constexpr std::int64_t kMaxOffset = 1'000'000'000;
 constexpr const char* kContentBody =
     R"({"type":"object","properties":{"content":{)"
     R"("description":"The comment: a string of 1 to 10000 characters"}}})";
-
-// A positive integer id, or nothing (such a path names no record or comment).
-std::optional<std::int64_t> ParseId(std::string_view text) {
-  std::int64_t id = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-  if (ec != std::errc() || end != text.data() + text.size() || id < 1) return std::nullopt;
-  return id;
-}
-
-Result<int> ParseQueryInteger(const Request& request, std::string_view name, std::int64_t min,
-                              std::int64_t max, int fallback) {
-  const auto text = request.Query(name);
-  if (!text) return fallback;
-  std::int64_t value = 0;
-  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (ec != std::errc() || end != text->data() + text->size() || value < min || value > max) {
-    return Error::Validation("Invalid query parameter",
-                             {{std::string(name), "must be an integer from " + std::to_string(min) +
-                                                      " to " + std::to_string(max)}});
-  }
-  return static_cast<int>(value);
-}
 
 boost::json::value IntegerSchema(std::int64_t min, std::int64_t max) {
   return {{"type", "string"},
@@ -97,17 +77,14 @@ class CommentRoutes : public std::enable_shared_from_this<CommentRoutes> {
     return router.Add(
         {std::move(spec),
          [self = shared_from_this(), handler, has_comment](Request& request) -> Result<Response> {
-           const auth::Caller* caller = CallerOf(request);
-           if (caller == nullptr) return Error::Unauthorized();
+           CAIRN_ASSIGN_OR_RETURN(TableTarget resolved, ResolveTableTarget(request, self->config_));
            Target target;
-           target.table = self->config_.FindTable(request.PathParam("tableId"));
-           if (target.table == nullptr) return Error::NotFound("Table not found");
-           target.actor = {caller->user.id, caller->user.role, request.client_address,
-                           std::string(request.Header("User-Agent"))};
+           target.table = resolved.table;
+           target.actor = std::move(resolved.actor);
            // Ids are positive integers; anything else names nothing. The service answers for the
            // table first (no read access → 404 either way).
-           const auto record_id = ParseId(request.PathParam("recordId"));
-           const auto comment_id = has_comment ? ParseId(request.PathParam("commentId"))
+           const auto record_id = ParsePositiveId(request.PathParam("recordId"));
+           const auto comment_id = has_comment ? ParsePositiveId(request.PathParam("commentId"))
                                                : std::optional<std::int64_t>(0);
            if (!record_id) return Error::NotFound("Record not found");
            if (!comment_id) return Error::NotFound("Comment not found");
@@ -126,8 +103,8 @@ class CommentRoutes : public std::enable_shared_from_this<CommentRoutes> {
   Result<Response> List(Request& request, const Target& target) {
     records::CommentListOptions options;
     CAIRN_ASSIGN_OR_RETURN(options.limit,
-                           ParseQueryInteger(request, "limit", 1, kMaxLimit, kDefaultLimit));
-    CAIRN_ASSIGN_OR_RETURN(options.offset, ParseQueryInteger(request, "offset", 0, kMaxOffset, 0));
+                           QueryInteger(request, "limit", 1, kMaxLimit, kDefaultLimit));
+    CAIRN_ASSIGN_OR_RETURN(options.offset, QueryInteger(request, "offset", 0, kMaxOffset, 0));
     CAIRN_ASSIGN_OR_RETURN(std::string list,
                            comments_.List(*target.table, target.actor, target.record_id, options));
     return Response::RawJson(200, std::move(list));

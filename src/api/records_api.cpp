@@ -4,7 +4,7 @@
 
 #include <boost/json/parse.hpp>
 
-#include "api/session_layer.hpp"
+#include "api/table_route_support.hpp"
 #include "http/route.hpp"
 
 namespace cairn::api {
@@ -15,39 +15,19 @@ using http::Response;
 
 constexpr int kDefaultLimit = 100;  // D37
 constexpr int kMaxLimit = 1000;
-
-Result<std::int64_t> ParseInteger(std::optional<std::string_view> text, std::string_view name,
-                                  std::int64_t min, std::int64_t max) {
-  std::int64_t value = 0;
-  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (ec != std::errc() || end != text->data() + text->size() || value < min || value > max) {
-    return Error::Validation("Invalid query parameter",
-                             {{std::string(name), "must be an integer from " + std::to_string(min) +
-                                                      " to " + std::to_string(max)}});
-  }
-  return value;
-}
+constexpr std::int64_t kMaxOffset = 1'000'000'000;
 
 Result<records::ListOptions> ParseListOptions(const Request& request) {
   records::ListOptions options;
-  options.limit = kDefaultLimit;
-  if (auto limit = request.Query("limit")) {
-    CAIRN_ASSIGN_OR_RETURN(auto value, ParseInteger(limit, "limit", 1, kMaxLimit));
-    options.limit = static_cast<int>(value);
-  }
-  const auto offset = request.Query("offset");
-  const auto page = request.Query("page");
-  if (offset && page) {
+  CAIRN_ASSIGN_OR_RETURN(options.limit,
+                         QueryInteger(request, "limit", 1, kMaxLimit, kDefaultLimit));
+  if (request.Query("offset") && request.Query("page")) {
     return Error::Validation("Invalid query parameter", {{"page", "use page or offset, not both"}});
   }
-  if (offset) {
-    CAIRN_ASSIGN_OR_RETURN(auto value, ParseInteger(offset, "offset", 0, 1'000'000'000));
-    options.offset = static_cast<int>(value);
-  }
-  if (page) {
-    CAIRN_ASSIGN_OR_RETURN(auto value,
-                           ParseInteger(page, "page", 1, 1'000'000'000 / options.limit));
-    options.page = static_cast<int>(value);
+  CAIRN_ASSIGN_OR_RETURN(options.offset, QueryInteger(request, "offset", 0, kMaxOffset, 0));
+  if (request.Query("page")) {
+    CAIRN_ASSIGN_OR_RETURN(options.page,
+                           QueryInteger(request, "page", 1, kMaxOffset / options.limit, 1));
   }
   if (auto deleted = request.Query("includeDeleted")) {
     if (*deleted == "true") {
@@ -117,21 +97,12 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
     return router.Add(
         {std::move(spec),
          [self = shared_from_this(), handler, has_record](Request& request) -> Result<Response> {
-           const auth::Caller* caller = CallerOf(request);
-           if (caller == nullptr) return Error::Unauthorized();
-           Target target;
-           target.table = self->config_.FindTable(request.PathParam("tableId"));
-           if (target.table == nullptr) return Error::NotFound("Table not found");
-           target.actor = {caller->user.id, caller->user.role, request.client_address,
-                           std::string(request.Header("User-Agent"))};
+           CAIRN_ASSIGN_OR_RETURN(TableTarget resolved, ResolveTableTarget(request, self->config_));
+           Target target{resolved.table, std::move(resolved.actor)};
            if (has_record) {
-             // Ids are positive integers; anything else names no record.
-             const std::string_view id = request.PathParam("recordId");
-             const auto [end, ec] =
-                 std::from_chars(id.data(), id.data() + id.size(), target.record_id);
-             if (ec != std::errc() || end != id.data() + id.size() || target.record_id < 1) {
-               return Error::NotFound("Record not found");
-             }
+             const auto id = ParsePositiveId(request.PathParam("recordId"));
+             if (!id) return Error::NotFound("Record not found");
+             target.record_id = *id;
            }
            return ((*self).*handler)(request, target);
          }});
@@ -216,14 +187,9 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
 
   Result<Response> History(Request& request, const Target& target) {
     records::HistoryOptions options;
-    if (auto limit = request.Query("limit")) {
-      CAIRN_ASSIGN_OR_RETURN(auto value, ParseInteger(limit, "limit", 1, kMaxLimit));
-      options.limit = static_cast<int>(value);
-    }
-    if (auto offset = request.Query("offset")) {
-      CAIRN_ASSIGN_OR_RETURN(auto value, ParseInteger(offset, "offset", 0, 1'000'000'000));
-      options.offset = static_cast<int>(value);
-    }
+    CAIRN_ASSIGN_OR_RETURN(options.limit,
+                           QueryInteger(request, "limit", 1, kMaxLimit, options.limit));
+    CAIRN_ASSIGN_OR_RETURN(options.offset, QueryInteger(request, "offset", 0, kMaxOffset, 0));
     CAIRN_ASSIGN_OR_RETURN(std::string history, records_.History(*target.table, target.actor,
                                                                  target.record_id, options));
     return Response::RawJson(200, std::move(history));

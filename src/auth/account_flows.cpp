@@ -1,6 +1,9 @@
 // Profile, password, email and verification flows of AuthService.
 #include <algorithm>
 
+#include <boost/url/encode.hpp>
+#include <boost/url/rfc/unreserved_chars.hpp>
+
 #include <boost/json.hpp>
 
 #include "activity/activity.hpp"
@@ -15,20 +18,6 @@
 
 namespace cairn::auth {
 namespace {
-
-void AppendUriComponent(std::string& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (std::isalnum(byte) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(c);
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[byte >> 4]);
-      out.push_back(kHex[byte & 15]);
-    }
-  }
-}
 
 struct MailText {
   std::string subject;
@@ -87,12 +76,13 @@ Status AuthService::SendTokenMail(const User& user, std::string_view purpose,
     link.append("/api/auth/reset-password/").append(token);
     if (!callback_url.empty()) {
       link.append("?callbackURL=");
-      AppendUriComponent(link, callback_url);
+      link += boost::urls::encode(callback_url, boost::urls::unreserved_chars);
     }
   } else {
     link.append("/api/auth/verify-email?token=").append(token);
     link.append("&callbackURL=");
-    AppendUriComponent(link, callback_url.empty() ? std::string_view("/") : callback_url);
+    link += boost::urls::encode(callback_url.empty() ? std::string_view("/") : callback_url,
+                                boost::urls::unreserved_chars);
   }
   const MailText text = TextFor(purpose);
   mail::Message message;

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <random>
 
+#include "common/crypto.hpp"
 #include "mail/limits.hpp"
 
 namespace cairn::mail {
@@ -14,26 +15,6 @@ namespace {
 
 constexpr char kHexUpper[] = "0123456789ABCDEF";
 constexpr char kHexLower[] = "0123456789abcdef";
-
-// Base64 (RFC 4648) of at most kEncodedWordBytes; small enough not to pull in a library for.
-void AppendBase64(std::string& out, std::string_view in) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::size_t i = 0;
-  for (; i + 3 <= in.size(); i += 3) {
-    const std::uint32_t v =
-        (std::uint8_t(in[i]) << 16) | (std::uint8_t(in[i + 1]) << 8) | std::uint8_t(in[i + 2]);
-    for (int shift : {18, 12, 6, 0}) out += kAlphabet[(v >> shift) & 0x3F];
-  }
-  if (const std::size_t rest = in.size() - i; rest > 0) {
-    std::uint32_t v = std::uint8_t(in[i]) << 16;
-    if (rest == 2) v |= std::uint8_t(in[i + 1]) << 8;
-    out += kAlphabet[(v >> 18) & 0x3F];
-    out += kAlphabet[(v >> 12) & 0x3F];
-    out += rest == 2 ? kAlphabet[(v >> 6) & 0x3F] : '=';
-    out += '=';
-  }
-}
 
 bool IsUtf8Continuation(char c) {
   return (std::uint8_t(c) & 0xC0) == 0x80;
@@ -100,7 +81,7 @@ std::string EncodeWords(std::string_view text, std::string_view separator) {
     if (cut > start) end = cut;
     if (start > 0) out += separator;
     out += "=?utf-8?B?";
-    AppendBase64(out, text.substr(start, end - start));
+    out += crypto::Base64(text.substr(start, end - start));
     out += "?=";
     start = end;
   } while (start < text.size());

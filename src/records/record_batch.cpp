@@ -92,7 +92,7 @@ Result<std::string> RecordService::CreateMany(const config::Table& table, const 
     all_writes.push_back(std::move(writes).value());
   }
   if (!errors.empty()) return Error::Validation("Invalid batch", std::move(errors));
-  const RecordReader reader(table);
+  const RecordReader& reader = ReaderOf(table);
   std::string records = "[";
   CAIRN_TRY(UniqueAsValidation(
       database_.Transaction(
@@ -156,7 +156,7 @@ Result<std::string> RecordService::UpdateMany(const config::Table& table, const 
     parsed.push_back(std::move(item));
   }
   if (!errors.empty()) return Error::Validation("Invalid batch", std::move(errors));
-  const RecordReader reader(table);
+  const RecordReader& reader = ReaderOf(table);
   std::string records = "[";
   CAIRN_TRY(UniqueAsValidation(
       database_.Transaction(
@@ -202,7 +202,7 @@ Result<std::string> RecordService::DeleteMany(const config::Table& table, const 
     return Error::Validation("Invalid batch", {{"permanent", "must be true or false"}});
   }
   const bool permanent = permanent_value && permanent_value->get_bool();
-  const RecordReader reader(table);
+  const RecordReader& reader = ReaderOf(table);
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
     for (std::size_t i = 0; i < ids.size(); ++i) {
       CAIRN_ASSIGN_OR_RETURN(Snapshot before,
@@ -232,7 +232,7 @@ Result<std::string> RecordService::RestoreMany(const config::Table& table, const
   const access::TableAccess& access = access_.For(table, actor.role);
   if (!access.Can(Action::kRead)) return TableNotFound();
   CAIRN_ASSIGN_OR_RETURN(auto ids, BatchIds(body));
-  const RecordReader reader(table);
+  const RecordReader& reader = ReaderOf(table);
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
     for (std::size_t i = 0; i < ids.size(); ++i) {
       CAIRN_ASSIGN_OR_RETURN(Snapshot before,

@@ -48,6 +48,8 @@ RecordReader::RecordReader(const config::Table& table)
     columns_sql_ += db::Identifier(*column).quoted();
     stored_.push_back({&field, next++});
   }
+  select_by_id_sql_ = "SELECT " + columns_sql_ + " FROM " + table_sql_ + " WHERE \"id\" = ?";
+  select_live_by_id_sql_ = select_by_id_sql_ + " AND \"deleted_at\" IS NULL";
 }
 
 void RecordReader::AppendField(const StoredField& stored, const db::Row& row,

@@ -18,6 +18,9 @@ class RecordReader {
   // `"id", "created_at", …, "<field>", …` (qualified by nothing; one table per statement).
   const std::string& columns_sql() const { return columns_sql_; }
   const std::string& table_sql() const { return table_sql_; }
+  // `SELECT <columns> FROM <table> WHERE "id" = ?`, and the same limited to live records.
+  const std::string& select_by_id_sql() const { return select_by_id_sql_; }
+  const std::string& select_live_by_id_sql() const { return select_live_by_id_sql_; }
 
   // The record JSON with the fields `readable` allows (null: every field).
   void AppendRecord(const db::Row& row, const std::vector<const config::Field*>* readable,
@@ -41,6 +44,8 @@ class RecordReader {
 
   std::string table_sql_;
   std::string columns_sql_;
+  std::string select_by_id_sql_;
+  std::string select_live_by_id_sql_;
   std::vector<StoredField> stored_;
 };
 

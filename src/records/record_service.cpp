@@ -36,7 +36,13 @@ void AppendReadable(const boost::json::value& fields, const access::TableAccess&
 
 RecordService::RecordService(db::Database& database, const config::AppConfig& config,
                              const access::AccessIndex& access)
-    : database_(database), config_(config), access_(access) {}
+    : database_(database), config_(config), access_(access) {
+  for (const config::Table& table : config.tables) readers_.emplace(&table, RecordReader(table));
+}
+
+const RecordReader& RecordService::ReaderOf(const config::Table& table) const {
+  return readers_.at(&table);
+}
 
 Result<std::string> RecordService::Create(const config::Table& table, const Actor& actor,
                                           const boost::json::value& body) {
@@ -47,7 +53,7 @@ Result<std::string> RecordService::Create(const config::Table& table, const Acto
       body.is_object() ? body.get_object().if_contains("fields") : nullptr;
   CAIRN_ASSIGN_OR_RETURN(auto writes,
                          ParseFieldWrites(table, access, fields, WriteKind::kCreate, "fields"));
-  const RecordReader reader(table);
+  const RecordReader& reader = ReaderOf(table);
   std::string record;
   CAIRN_TRY(UniqueAsValidation(
       database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
@@ -65,12 +71,10 @@ Result<std::string> RecordService::Get(const config::Table& table, const Actor& 
                                        std::int64_t id) {
   const access::TableAccess& access = access_.For(table, actor.role);
   if (!access.Can(Action::kRead)) return TableNotFound();
-  const RecordReader reader(table);
-  const std::string sql = "SELECT " + reader.columns_sql() + " FROM " + reader.table_sql() +
-                          " WHERE \"id\" = ? AND \"deleted_at\" IS NULL";
+  const RecordReader& reader = ReaderOf(table);
   std::string record;
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
-    CAIRN_TRY(connection.Execute(sql, {id}, [&](const db::Row& row) {
+    CAIRN_TRY(connection.Execute(reader.select_live_by_id_sql(), {id}, [&](const db::Row& row) {
       reader.AppendRecord(row, &access.ReadableFields(), record);
     }));
     return {};
@@ -93,7 +97,7 @@ Result<std::string> RecordService::Update(const config::Table& table, const Acto
     }
     expected_updated_at = *parsed;
   }
-  const RecordReader reader(table);
+  const RecordReader& reader = ReaderOf(table);
   std::string record;
   CAIRN_TRY(UniqueAsValidation(
       database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
@@ -120,7 +124,7 @@ Status RecordService::Delete(const config::Table& table, const Actor& actor, std
                              bool permanent) {
   const access::TableAccess& access = access_.For(table, actor.role);
   if (!access.Can(Action::kRead)) return TableNotFound();
-  const RecordReader reader(table);
+  const RecordReader& reader = ReaderOf(table);
   return database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
     CAIRN_ASSIGN_OR_RETURN(Snapshot before, ReadSnapshot(connection, reader, access, id, true));
     // Soft-deleting a deleted record is a 404 (D32); a permanent delete reaches the trash too.
@@ -142,7 +146,7 @@ Result<std::string> RecordService::Restore(const config::Table& table, const Act
                                            std::int64_t id) {
   const access::TableAccess& access = access_.For(table, actor.role);
   if (!access.Can(Action::kRead)) return TableNotFound();
-  const RecordReader reader(table);
+  const RecordReader& reader = ReaderOf(table);
   std::string record;
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
     CAIRN_ASSIGN_OR_RETURN(Snapshot before, ReadSnapshot(connection, reader, access, id, true));
@@ -163,7 +167,7 @@ Result<std::string> RecordService::List(const config::Table& table, const Actor&
                                         const ListOptions& options) {
   const access::TableAccess& access = access_.For(table, actor.role);
   if (!access.Can(Action::kRead)) return TableNotFound();
-  const RecordReader reader(table);
+  const RecordReader& reader = ReaderOf(table);
   const char* where = options.deleted == DeletedRows::kExclude ? " WHERE \"deleted_at\" IS NULL"
                       : options.deleted == DeletedRows::kOnly  ? " WHERE \"deleted_at\" IS NOT NULL"
                                                                : "";

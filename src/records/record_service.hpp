@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include <boost/json/value.hpp>
 
@@ -18,6 +19,7 @@
 #include "config/model.hpp"
 #include "db/database.hpp"
 #include "records/actor.hpp"
+#include "records/record_reader.hpp"
 
 namespace cairn::records {
 
@@ -69,9 +71,13 @@ class RecordService {
                               const HistoryOptions& options);
 
  private:
+  // Built once per table: the column list and its JSON writer (no per-request SQL building).
+  const RecordReader& ReaderOf(const config::Table& table) const;
+
   db::Database& database_;
   const config::AppConfig& config_;
   const access::AccessIndex& access_;
+  std::unordered_map<const config::Table*, RecordReader> readers_;
 };
 
 }  // namespace cairn::records

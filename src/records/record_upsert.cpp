@@ -111,7 +111,7 @@ Result<std::string> RecordService::Upsert(const config::Table& table, const Acto
   }
   if (!errors.empty()) return Error::Validation("Invalid upsert", std::move(errors));
 
-  const RecordReader reader(table);
+  const RecordReader& reader = ReaderOf(table);
   std::string find = "SELECT \"id\" FROM " + reader.table_sql() + " WHERE \"deleted_at\" IS NULL";
   for (const config::Field* field : match) {
     find += " AND " + db::Identifier(*schema::ColumnNameOf(*field)).quoted() + " = ?";
@@ -141,8 +141,8 @@ Result<std::string> RecordService::Upsert(const config::Table& table, const Acto
                                       "fields"));
             CAIRN_ASSIGN_OR_RETURN(std::int64_t id,
                                    InsertRow(connection, reader, actor, item.create_writes));
-            CAIRN_ASSIGN_OR_RETURN(Snapshot after,
-                                   ReadSnapshot(connection, reader, access, id, false));
+            CAIRN_ASSIGN_OR_RETURN(Snapshot after, ReadSnapshot(connection, reader, access, id,
+                                                                false, Shape::kWithFlat));
             CAIRN_TRY(
                 LogChange(connection, table, actor, "create", id, Changes({}, after.fields_json)));
             outcomes.push_back({id, true, std::move(after.flat_json)});
@@ -156,8 +156,8 @@ Result<std::string> RecordService::Upsert(const config::Table& table, const Acto
                                     "fields"));
           CAIRN_TRY(
               UpdateRow(connection, reader, actor, id, item.update_writes, before.updated_at));
-          CAIRN_ASSIGN_OR_RETURN(Snapshot after,
-                                 ReadSnapshot(connection, reader, access, id, false));
+          CAIRN_ASSIGN_OR_RETURN(Snapshot after, ReadSnapshot(connection, reader, access, id, false,
+                                                              Shape::kWithFlat));
           CAIRN_TRY(LogChange(connection, table, actor, "update", id,
                               Changes(before.fields_json, after.fields_json)));
           outcomes.push_back({id, false, std::move(after.flat_json)});

@@ -22,9 +22,9 @@ Error Denied(std::string_view what) {
 }
 
 Result<Snapshot> ReadSnapshot(db::Connection& connection, const RecordReader& reader,
-                              const access::TableAccess& access, std::int64_t id, bool for_update) {
-  std::string sql =
-      "SELECT " + reader.columns_sql() + " FROM " + reader.table_sql() + " WHERE \"id\" = ?";
+                              const access::TableAccess& access, std::int64_t id, bool for_update,
+                              Shape shape) {
+  std::string sql = reader.select_by_id_sql();
   if (for_update) sql += connection.dialect().ForUpdate();
   Snapshot snapshot;
   CAIRN_TRY(connection.Execute(sql, {id}, [&](const db::Row& row) {
@@ -33,7 +33,8 @@ Result<Snapshot> ReadSnapshot(db::Connection& connection, const RecordReader& re
     snapshot.updated_at = row.GetTimestampMillis(RecordReader::kUpdatedAtColumn);
     reader.AppendAllFields(row, snapshot.fields_json);
     reader.AppendRecord(row, &access.ReadableFields(), snapshot.record_json);
-    reader.AppendFlat(row, access.ReadableFields(), snapshot.flat_json);
+    if (shape == Shape::kWithFlat)
+      reader.AppendFlat(row, access.ReadableFields(), snapshot.flat_json);
   }));
   return snapshot;
 }

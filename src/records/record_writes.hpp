@@ -29,10 +29,12 @@ struct Snapshot {
   std::int64_t updated_at = 0;
   std::string fields_json;  // every field: the activity log's before/after
   std::string record_json;  // the caller's view
-  std::string flat_json;    // the caller's view, flat (upsert)
+  std::string flat_json;    // the caller's view, flat (upsert only: Shape::kWithFlat)
 };
+enum class Shape { kRecord, kWithFlat };
 Result<Snapshot> ReadSnapshot(db::Connection& connection, const RecordReader& reader,
-                              const access::TableAccess& access, std::int64_t id, bool for_update);
+                              const access::TableAccess& access, std::int64_t id, bool for_update,
+                              Shape shape = Shape::kRecord);
 
 // `{"before":…,"after":…}`; an empty side is null.
 std::string Changes(const std::string& before, const std::string& after);

@@ -5,18 +5,13 @@
 namespace cairn::records::fields {
 namespace {
 
-class AuthorshipCodecImpl final : public FieldCodec {
+class AuthorshipCodecImpl final : public TextColumnCodec {
  public:
   bool Writable(const config::Field& /*field*/) const override { return false; }
 
   Result<db::Value> Parse(const config::Field& /*field*/,
                           const boost::json::value& /*input*/) const override {
     return ReadOnly("the server sets it to the id of the user who made the change");
-  }
-
-  void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
-                  std::string& out) const override {
-    AppendTextColumn(row, column, out);
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

@@ -2,6 +2,8 @@
 // nullable JSON Schema shape. Internal to records/fields/.
 #pragma once
 
+#include "records/field_codec.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -54,6 +56,15 @@ std::optional<Error> CheckText(const boost::json::value& input, const TextRules&
 
 // Appends the text column as a JSON string, or null.
 void AppendTextColumn(const db::Row& row, int column, std::string& out);
+// A codec whose column holds text written back as a JSON string (dates, times, text types…).
+class TextColumnCodec : public FieldCodec {
+ public:
+  void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
+                  std::string& out) const override {
+    AppendTextColumn(row, column, out);
+  }
+};
+
 // Appends the column's JSON text as it is stored (written by a codec, so valid JSON), or null.
 void AppendJsonColumn(const db::Row& row, int column, std::string& out);
 

@@ -8,7 +8,7 @@ namespace {
 
 constexpr std::string_view kAccepted = "a date as YYYY-MM-DD (such as 2024-05-01)";
 
-class DateCodecImpl final : public FieldCodec {
+class DateCodecImpl final : public TextColumnCodec {
  public:
   Result<db::Value> Parse(const config::Field& /*field*/,
                           const boost::json::value& input) const override {
@@ -20,11 +20,6 @@ class DateCodecImpl final : public FieldCodec {
                      Quoted(text));
     }
     return db::Value(std::string(text));
-  }
-
-  void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
-                  std::string& out) const override {
-    AppendTextColumn(row, column, out);
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

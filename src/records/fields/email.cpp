@@ -9,7 +9,7 @@ namespace {
 constexpr std::size_t kMaxChars = 254;
 constexpr std::string_view kAccepted = "an email address such as name@example.com";
 
-class EmailCodecImpl final : public FieldCodec {
+class EmailCodecImpl final : public TextColumnCodec {
  public:
   Result<db::Value> Parse(const config::Field& /*field*/,
                           const boost::json::value& input) const override {
@@ -22,11 +22,6 @@ class EmailCodecImpl final : public FieldCodec {
       return Invalid("must be " + std::string(kAccepted) + "; got " + Quoted(text));
     }
     return db::Value(std::string(text));
-  }
-
-  void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
-                  std::string& out) const override {
-    AppendTextColumn(row, column, out);
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

@@ -7,7 +7,7 @@ namespace {
 
 constexpr std::size_t kMaxChars = 100'000;
 
-class LongTextCodecImpl final : public FieldCodec {
+class LongTextCodecImpl final : public TextColumnCodec {
  public:
   Result<db::Value> Parse(const config::Field& /*field*/,
                           const boost::json::value& input) const override {
@@ -17,11 +17,6 @@ class LongTextCodecImpl final : public FieldCodec {
       return std::move(*error);
     }
     return db::Value(std::string(input.get_string()));
-  }
-
-  void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
-                  std::string& out) const override {
-    AppendTextColumn(row, column, out);
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

@@ -30,7 +30,7 @@ bool IsPhoneNumber(std::string_view text) {
   return digits >= kMinDigits;
 }
 
-class PhoneNumberCodecImpl final : public FieldCodec {
+class PhoneNumberCodecImpl final : public TextColumnCodec {
  public:
   Result<db::Value> Parse(const config::Field& /*field*/,
                           const boost::json::value& input) const override {
@@ -41,11 +41,6 @@ class PhoneNumberCodecImpl final : public FieldCodec {
       return Invalid("must be " + std::string(kAccepted) + "; got " + Quoted(text));
     }
     return db::Value(std::string(text));
-  }
-
-  void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
-                  std::string& out) const override {
-    AppendTextColumn(row, column, out);
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

@@ -8,7 +8,7 @@
 namespace cairn::records::fields {
 namespace {
 
-class SingleSelectCodecImpl final : public FieldCodec {
+class SingleSelectCodecImpl final : public TextColumnCodec {
  public:
   Result<db::Value> Parse(const config::Field& field,
                           const boost::json::value& input) const override {
@@ -18,11 +18,6 @@ class SingleSelectCodecImpl final : public FieldCodec {
     }
     if (auto error = CheckOption(field, input.get_string())) return std::move(*error);
     return db::Value(std::string(input.get_string()));
-  }
-
-  void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
-                  std::string& out) const override {
-    AppendTextColumn(row, column, out);
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

@@ -8,7 +8,7 @@ namespace {
 
 constexpr std::string_view kAccepted = "a time as HH:MM or HH:MM:SS, 00:00 to 23:59:59";
 
-class TimeCodecImpl final : public FieldCodec {
+class TimeCodecImpl final : public TextColumnCodec {
  public:
   Result<db::Value> Parse(const config::Field& /*field*/,
                           const boost::json::value& input) const override {
@@ -19,11 +19,6 @@ class TimeCodecImpl final : public FieldCodec {
       return Invalid("must be " + std::string(kAccepted) + "; got " + Quoted(text));
     }
     return db::Value(std::string(text));
-  }
-
-  void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
-                  std::string& out) const override {
-    AppendTextColumn(row, column, out);
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

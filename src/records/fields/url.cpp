@@ -30,7 +30,7 @@ bool IsAcceptedUrl(std::string_view text) {
   return (is("mailto") || is("tel")) && !url->encoded_path().empty();
 }
 
-class UrlCodecImpl final : public FieldCodec {
+class UrlCodecImpl final : public TextColumnCodec {
  public:
   Result<db::Value> Parse(const config::Field& /*field*/,
                           const boost::json::value& input) const override {
@@ -43,11 +43,6 @@ class UrlCodecImpl final : public FieldCodec {
       return Invalid("must be " + std::string(kAccepted) + "; got " + Quoted(text));
     }
     return db::Value(std::string(text));
-  }
-
-  void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
-                  std::string& out) const override {
-    AppendTextColumn(row, column, out);
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

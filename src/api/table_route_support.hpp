@@ -1,0 +1,32 @@
+// Helpers shared by the route files of /api/tables/{tableId}/… (records, comments) and other
+// routes that read integers from the query.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "common/result.hpp"
+#include "config/model.hpp"
+#include "http/request.hpp"
+#include "records/actor.hpp"
+
+namespace cairn::api {
+
+// A positive integer id from a path segment, or nothing (such a path names no record).
+std::optional<std::int64_t> ParsePositiveId(std::string_view text);
+
+// The query parameter `name` as an integer in [min, max]; `fallback` when it is absent; a 400
+// naming it otherwise.
+Result<std::int64_t> QueryInteger(const http::Request& request, std::string_view name,
+                                  std::int64_t min, std::int64_t max, std::int64_t fallback);
+
+// The table `{tableId}` names and the caller acting on it (the route requires a session).
+struct TableTarget {
+  const config::Table* table = nullptr;
+  records::Actor actor;
+};
+Result<TableTarget> ResolveTableTarget(const http::Request& request,
+                                       const config::AppConfig& config);
+
+}  // namespace cairn::api
