@@ -92,6 +92,9 @@ struct Field {
   std::string currency;               // currency
   std::string related_table;          // relationship: related table name
   RelationType relation_type = RelationType::kManyToOne;
+  // one-to-many: the many-to-one field of the related table that points back here (`foreignKey`,
+  // or the first such field when it is not written).
+  std::string foreign_key;
   OnDelete on_delete = OnDelete::kSetNull;
   std::string bucket = "default";  // attachment, multiple-attachments
 };

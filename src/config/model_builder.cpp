@@ -135,6 +135,7 @@ Field BuildField(const object& f, std::int64_t id) {
       field.relation_type = relation == "one-to-many"    ? RelationType::kOneToMany
                             : relation == "many-to-many" ? RelationType::kManyToMany
                                                          : RelationType::kManyToOne;
+      field.foreign_key = std::string(Str(f, "foreignKey"));
       const std::string_view on_delete = Str(f, "onDelete", "set-null");
       field.on_delete = on_delete == "restrict"  ? OnDelete::kRestrict
                         : on_delete == "cascade" ? OnDelete::kCascade
@@ -282,6 +283,21 @@ AuthConfig BuildAuth(const object& a) {
   return auth;
 }
 
+// The first many-to-one field of `related_table` whose target is `table` (semantic checks make
+// sure one exists for every one-to-many field).
+std::string PointingBackField(const AppConfig& config, const Table& table,
+                              std::string_view related_table) {
+  const Table* related = config.FindTable(related_table);
+  if (related == nullptr) return {};
+  for (const Field& other : related->fields) {
+    if (other.type == FieldType::kRelationship && other.relation_type == RelationType::kManyToOne &&
+        config.FindTable(other.related_table) == &table) {
+      return other.name;
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 AppConfig BuildAppConfig(const boost::json::value& document) {
@@ -305,6 +321,14 @@ AppConfig BuildAppConfig(const boost::json::value& document) {
       if (field.type != FieldType::kRelationship) continue;
       if (const Table* related = config.FindTable(field.related_table)) {
         field.related_table = related->name;
+      }
+    }
+  }
+  for (Table& table : config.tables) {
+    for (Field& field : table.fields) {
+      if (field.type == FieldType::kRelationship &&
+          field.relation_type == RelationType::kOneToMany && field.foreign_key.empty()) {
+        field.foreign_key = PointingBackField(config, table, field.related_table);
       }
     }
   }

@@ -127,6 +127,21 @@ std::string_view Dialect::ForUpdate() const {
   return is_postgres() ? " FOR UPDATE" : "";
 }
 
+std::string Dialect::JsonArrayAggregate(std::string_view value_sql,
+                                        std::string_view from_where_sql) const {
+  std::string out;
+  if (is_postgres()) {
+    out.append("(SELECT json_agg(").append(value_sql).append(" ORDER BY ").append(value_sql);
+    out.append(")").append(from_where_sql).append(")");
+    return out;
+  }
+  // SQLite before 3.44 has no ORDER BY inside aggregates; an ordered subquery is kept in order
+  // (the flattener never merges an ORDER BY subquery into an aggregate).
+  out.append("(SELECT json_group_array(\"v\") FROM (SELECT ").append(value_sql);
+  out.append(" AS \"v\"").append(from_where_sql).append(" ORDER BY 1))");
+  return out;
+}
+
 std::string_view Dialect::CreateUnloggedTable() const {
   return is_postgres() ? "CREATE UNLOGGED TABLE" : "CREATE TABLE";
 }

@@ -97,6 +97,9 @@ class Dialect {
   std::string JsonArrayContainsText(std::string_view column_sql) const;
   // The number of elements of the JSON array in `column_sql`.
   std::string JsonArrayLength(std::string_view column_sql) const;
+  // A scalar subquery: the JSON array of `value_sql` over the rows of `from_where_sql`
+  // (` FROM … WHERE …`), ascending. SQLite gives `[]` for no rows, PostgreSQL NULL.
+  std::string JsonArrayAggregate(std::string_view value_sql, std::string_view from_where_sql) const;
 
   // --- Schema ---------------------------------------------------------------------------------
   // Column type for DDL (`INTEGER PRIMARY KEY AUTOINCREMENT`, `NUMERIC(38, 2)`, …).

@@ -6,7 +6,16 @@
 namespace cairn::records {
 namespace {
 
-bool IsNull(const db::Value& value) {
+bool IsManyToMany(const config::Field& field) {
+  return field.type == config::FieldType::kRelationship &&
+         field.relation_type == config::RelationType::kManyToMany;
+}
+
+// What `required` refuses: null, and for many-to-many also no links.
+bool IsMissing(const config::Field& field, const db::Value& value) {
+  if (const auto* json = std::get_if<db::Json>(&value); json && IsManyToMany(field)) {
+    return json->text == "[]";
+  }
   return std::holds_alternative<db::Null>(value);
 }
 
@@ -47,7 +56,7 @@ Result<std::vector<FieldWrite>> ParseFieldWrites(const config::Table& table,
       fail(name, parsed.error().message);
       continue;
     }
-    if (field->required && IsNull(parsed.value())) {
+    if (field->required && IsMissing(*field, parsed.value())) {
       fail(name, "is required");
       continue;
     }
@@ -55,7 +64,8 @@ Result<std::vector<FieldWrite>> ParseFieldWrites(const config::Table& table,
   }
   if (kind == WriteKind::kCreate) {
     for (const config::Field& field : table.fields) {
-      if (!schema::ColumnNameOf(field) || schema::SystemColumnOf(field.type)) continue;
+      const bool settable = schema::ColumnNameOf(field) || IsManyToMany(field);
+      if (!settable || schema::SystemColumnOf(field.type)) continue;
       const bool given = fields->get_object().contains(field.name);
       if (given) continue;
       if (!field.default_value.is_null()) {

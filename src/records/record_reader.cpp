@@ -34,7 +34,8 @@ void AppendText(const db::Row& row, int column, std::string& out) {
 
 }  // namespace
 
-RecordReader::RecordReader(const config::Table& table)
+RecordReader::RecordReader(const config::AppConfig& config, const config::Table& table,
+                           const db::Dialect& dialect)
     : table_sql_(db::Identifier(table.sql_name).quoted()) {
   for (std::string_view column : kSystemColumns) {
     if (!columns_sql_.empty()) columns_sql_ += ", ";
@@ -43,10 +44,40 @@ RecordReader::RecordReader(const config::Table& table)
   int next = static_cast<int>(std::size(kSystemColumns));
   for (const config::Field& field : table.fields) {
     const auto column = schema::ColumnNameOf(field);
-    if (!column) continue;  // one-to-many and many-to-many live elsewhere
+    if (!column) continue;
     columns_sql_ += ", ";
     columns_sql_ += db::Identifier(*column).quoted();
-    stored_.push_back({&field, next++});
+    stored_.push_back({&field, next++, true});
+  }
+  // Relationships without a column: ids of live related records, ascending. Inner tables are
+  // aliased so that a table related to itself still reaches the outer row.
+  const std::string outer_id = table_sql_ + ".\"id\"";
+  for (const config::Field& field : table.fields) {
+    if (field.type != config::FieldType::kRelationship ||
+        field.relation_type == config::RelationType::kManyToOne) {
+      continue;
+    }
+    const config::Table* related = config.FindTable(field.related_table);
+    if (related == nullptr) continue;  // semantic checks reject this long before
+    const std::string related_sql = db::Identifier(related->sql_name).quoted();
+    std::string subquery;
+    if (field.relation_type == config::RelationType::kManyToMany) {
+      links_.push_back({&field, db::Identifier(schema::JunctionTableName(table, field)).quoted()});
+      subquery = dialect.JsonArrayAggregate(
+          "j.\"target_id\"", " FROM " + links_.back().junction_sql + " AS j JOIN " + related_sql +
+                                 " AS r ON r.\"id\" = j.\"target_id\" WHERE j.\"source_id\" = " +
+                                 outer_id + " AND r.\"deleted_at\" IS NULL");
+    } else {
+      const config::Field* key = related->FindField(field.foreign_key);
+      const auto key_column = key ? schema::ColumnNameOf(*key) : std::nullopt;
+      if (!key_column) continue;  // semantic checks reject this long before
+      subquery =
+          dialect.JsonArrayAggregate("c.\"id\"", " FROM " + related_sql + " AS c WHERE c." +
+                                                     db::Identifier(*key_column).quoted() + " = " +
+                                                     outer_id + " AND c.\"deleted_at\" IS NULL");
+    }
+    columns_sql_ += ", " + subquery;
+    stored_.push_back({&field, next++, field.relation_type == config::RelationType::kManyToMany});
   }
   select_by_id_sql_ = "SELECT " + columns_sql_ + " FROM " + table_sql_ + " WHERE \"id\" = ?";
   select_live_by_id_sql_ = select_by_id_sql_ + " AND \"deleted_at\" IS NULL";
@@ -59,10 +90,18 @@ void RecordReader::AppendField(const StoredField& stored, const db::Row& row,
   CodecOf(*stored.field).AppendJson(*stored.field, row, stored.column, out);
 }
 
+const RecordReader::LinkField* RecordReader::LinkOf(const config::Field& field) const {
+  for (const LinkField& link : links_) {
+    if (link.field == &field) return &link;
+  }
+  return nullptr;
+}
+
 void RecordReader::AppendAllFields(const db::Row& row, std::string& out) const {
   out.push_back('{');
   bool first = true;
   for (const StoredField& stored : stored_) {
+    if (!stored.in_history) continue;
     if (!first) out.push_back(',');
     first = false;
     AppendField(stored, row, out);

@@ -1,19 +1,30 @@
 // The SELECT list of a table's records and the JSON of one row in the D30 shape:
 // {id:"7", fields:{…}, createdBy, createdAt, updatedBy, updatedAt, deletedBy, deletedAt}.
-// The column order is fixed: the seven system columns, then each stored field in config order.
+// The column order is fixed: the seven system columns, then each stored field in config order,
+// then the relationships without a column of their own (many-to-many from its junction table,
+// one-to-many from the related table's foreign key), each a JSON array of live related ids.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "config/model.hpp"
+#include "db/dialect.hpp"
 #include "db/row.hpp"
 
 namespace cairn::records {
 
 class RecordReader {
  public:
-  explicit RecordReader(const config::Table& table);
+  RecordReader(const config::AppConfig& config, const config::Table& table,
+               const db::Dialect& dialect);
+
+  // A many-to-many field and its junction table (`"source_id"`, `"target_id"`).
+  struct LinkField {
+    const config::Field* field;
+    std::string junction_sql;  // quoted
+  };
+  const LinkField* LinkOf(const config::Field& field) const;
 
   // `"id", "created_at", …, "<field>", …` (qualified by nothing; one table per statement).
   const std::string& columns_sql() const { return columns_sql_; }
@@ -39,6 +50,7 @@ class RecordReader {
   struct StoredField {
     const config::Field* field;
     int column;
+    bool in_history;  // one-to-many changes with the other table, so history leaves it out
   };
   void AppendField(const StoredField& stored, const db::Row& row, std::string& out) const;
 
@@ -47,6 +59,7 @@ class RecordReader {
   std::string select_by_id_sql_;
   std::string select_live_by_id_sql_;
   std::vector<StoredField> stored_;
+  std::vector<LinkField> links_;
 };
 
 }  // namespace cairn::records

@@ -37,7 +37,9 @@ void AppendReadable(const boost::json::value& fields, const access::TableAccess&
 RecordService::RecordService(db::Database& database, const config::AppConfig& config,
                              const access::AccessIndex& access)
     : database_(database), config_(config), access_(access) {
-  for (const config::Table& table : config.tables) readers_.emplace(&table, RecordReader(table));
+  for (const config::Table& table : config.tables) {
+    readers_.emplace(&table, RecordReader(config, table, database.dialect()));
+  }
 }
 
 const RecordReader& RecordService::ReaderOf(const config::Table& table) const {

@@ -1,6 +1,9 @@
 #include "records/record_writes.hpp"
 
 #include <algorithm>
+#include <unordered_set>
+
+#include <boost/json/parse.hpp>
 
 #include "activity/activity.hpp"
 #include "common/time.hpp"
@@ -68,28 +71,109 @@ Status UniqueAsValidation(Status status, std::string_view path) {
   return Error::Validation("Invalid record", std::move(errors));
 }
 
+namespace {
+
+// The ids of a many-to-many write: the codec's JSON integer array, or none for null.
+std::vector<std::int64_t> LinkedIds(const db::Value& value) {
+  std::vector<std::int64_t> ids;
+  const auto* text = std::get_if<db::Json>(&value);
+  if (text == nullptr) return ids;
+  boost::system::error_code ec;
+  const boost::json::value parsed = boost::json::parse(text->text, ec);
+  if (ec || !parsed.is_array()) return ids;
+  for (const boost::json::value& id : parsed.get_array()) {
+    if (id.is_int64()) ids.push_back(id.get_int64());
+  }
+  return ids;
+}
+
+bool IsRelationship(const config::Field& field, config::RelationType relation) {
+  return field.type == config::FieldType::kRelationship && field.relation_type == relation;
+}
+
+// Which of `ids` are live records of `related` (all of them are checked in one statement).
+Result<std::vector<std::int64_t>> MissingRecords(db::Connection& connection,
+                                                 const config::Table& related,
+                                                 const std::vector<std::int64_t>& ids) {
+  std::string sql = "SELECT \"id\" FROM " + db::Identifier(related.sql_name).quoted() +
+                    " WHERE \"deleted_at\" IS NULL AND \"id\" IN (";
+  std::vector<db::Value> params;
+  params.reserve(ids.size());
+  for (const std::int64_t id : ids) {
+    sql += params.empty() ? "?" : ", ?";
+    params.emplace_back(id);
+  }
+  sql += ")";
+  std::unordered_set<std::int64_t> found;
+  CAIRN_TRY(
+      connection.Execute(sql, params, [&](const db::Row& row) { found.insert(row.GetInt64(0)); }));
+  std::vector<std::int64_t> missing;
+  for (const std::int64_t id : ids) {
+    if (!found.contains(id)) missing.push_back(id);
+  }
+  return missing;
+}
+
+std::string JoinIds(const std::vector<std::int64_t>& ids) {
+  std::string out;
+  for (const std::int64_t id : ids) {
+    if (!out.empty()) out += ", ";
+    out += std::to_string(id);
+  }
+  return out;
+}
+
+// Writes the links of each many-to-many field in `writes` (an update replaces them).
+Status WriteLinks(db::Connection& connection, const RecordReader& reader, std::int64_t id,
+                  const std::vector<FieldWrite>& writes, bool replace) {
+  for (const FieldWrite& write : writes) {
+    const RecordReader::LinkField* link = reader.LinkOf(*write.field);
+    if (link == nullptr) continue;
+    if (replace) {
+      CAIRN_TRY(connection.Execute("DELETE FROM " + link->junction_sql + " WHERE \"source_id\" = ?",
+                                   {id}));
+    }
+    const std::vector<std::int64_t> targets = LinkedIds(write.value);
+    if (targets.empty()) continue;
+    std::string sql =
+        "INSERT INTO " + link->junction_sql + " (\"source_id\", \"target_id\") VALUES ";
+    std::vector<db::Value> params;
+    params.reserve(targets.size() * 2);
+    for (const std::int64_t target : targets) {
+      sql += params.empty() ? "(?, ?)" : ", (?, ?)";
+      params.emplace_back(id);
+      params.emplace_back(target);
+    }
+    CAIRN_TRY(connection.Execute(sql, params));
+  }
+  return {};
+}
+
+}  // namespace
+
 Status CheckReferences(db::Connection& connection, const config::AppConfig& config,
                        const access::AccessIndex& access, std::string_view role,
                        const std::vector<FieldWrite>& writes, std::string_view path) {
   std::vector<FieldError> errors;
   for (const FieldWrite& write : writes) {
     const config::Field& field = *write.field;
-    if (field.type != config::FieldType::kRelationship ||
-        field.relation_type != config::RelationType::kManyToOne) {
-      continue;
+    std::vector<std::int64_t> ids;
+    if (IsRelationship(field, config::RelationType::kManyToOne)) {
+      if (const auto* id = std::get_if<std::int64_t>(&write.value)) ids.push_back(*id);
+    } else if (IsRelationship(field, config::RelationType::kManyToMany)) {
+      ids = LinkedIds(write.value);
     }
-    const auto* id = std::get_if<std::int64_t>(&write.value);
-    if (id == nullptr) continue;  // null: no link
+    if (ids.empty()) continue;  // null or []: no link
+    // A table the caller cannot read hides all of its records: they answer as missing.
     const config::Table* related = config.FindTable(field.related_table);
-    bool found = false;
+    std::vector<std::int64_t> missing = ids;
     if (related != nullptr && access.For(*related, role).Can(access::Action::kRead)) {
-      CAIRN_TRY(connection.Execute("SELECT 1 FROM " + db::Identifier(related->sql_name).quoted() +
-                                       " WHERE \"id\" = ? AND \"deleted_at\" IS NULL",
-                                   {*id}, [&](const db::Row&) { found = true; }));
+      CAIRN_ASSIGN_OR_RETURN(missing, MissingRecords(connection, *related, ids));
     }
-    if (!found) {
+    if (!missing.empty()) {
       errors.push_back({std::string(path) + "." + field.name,
-                        "no record " + std::to_string(*id) + " in " + field.related_table});
+                        std::string(missing.size() == 1 ? "no record " : "no records ") +
+                            JoinIds(missing) + " in " + field.related_table});
     }
   }
   if (!errors.empty()) return Error::Validation("Invalid record", std::move(errors));
@@ -104,7 +188,9 @@ Result<std::int64_t> InsertRow(db::Connection& connection, const RecordReader& r
   std::vector<db::Value> params{db::Timestamp{now}, db::Timestamp{now},
                                 std::string_view(actor.user_id), std::string_view(actor.user_id)};
   for (const FieldWrite& write : writes) {
-    sql += ", " + db::Identifier(*schema::ColumnNameOf(*write.field)).quoted();
+    const auto column = schema::ColumnNameOf(*write.field);
+    if (!column) continue;  // many-to-many: the junction table, below
+    sql += ", " + db::Identifier(*column).quoted();
     params.push_back(write.value);
   }
   sql += ") VALUES (?";
@@ -113,6 +199,7 @@ Result<std::int64_t> InsertRow(db::Connection& connection, const RecordReader& r
   sql += connection.dialect().ReturningId();
   std::int64_t id = 0;
   CAIRN_TRY(connection.Execute(sql, params, [&](const db::Row& row) { id = row.GetInt64(0); }));
+  CAIRN_TRY(WriteLinks(connection, reader, id, writes, false));
   return id;
 }
 
@@ -123,13 +210,15 @@ Status UpdateRow(db::Connection& connection, const RecordReader& reader, const A
   std::string sql = "UPDATE " + reader.table_sql() + " SET \"updated_at\" = ?, \"updated_by\" = ?";
   std::vector<db::Value> params{db::Timestamp{now}, std::string_view(actor.user_id)};
   for (const FieldWrite& write : writes) {
-    sql += ", " + db::Identifier(*schema::ColumnNameOf(*write.field)).quoted() + " = ?";
+    const auto column = schema::ColumnNameOf(*write.field);
+    if (!column) continue;  // many-to-many: the junction table, below
+    sql += ", " + db::Identifier(*column).quoted() + " = ?";
     params.push_back(write.value);
   }
   sql += " WHERE \"id\" = ?";
   params.emplace_back(id);
   CAIRN_TRY(connection.Execute(sql, params));
-  return {};
+  return WriteLinks(connection, reader, id, writes, true);
 }
 
 Status SoftDeleteRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,

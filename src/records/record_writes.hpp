@@ -45,17 +45,19 @@ Status LogChange(db::Connection& connection, const config::Table& table, const A
 // `path` prefixes the field (`fields`, `records[3].fields`).
 Status UniqueAsValidation(Status status, std::string_view path = "fields");
 
-// Many-to-one values must name a live record of the related table that `role` may read (D8):
-// otherwise a 400 naming each such field under `path`. Hidden and missing records answer alike.
+// Relationship values (many-to-one and many-to-many) must name live records of the related
+// table that `role` may read (D8): otherwise a 400 naming each such field under `path` and the
+// ids that failed. Hidden and missing records answer alike.
 Status CheckReferences(db::Connection& connection, const config::AppConfig& config,
                        const access::AccessIndex& access, std::string_view role,
                        const std::vector<FieldWrite>& writes, std::string_view path);
 
-// INSERT with authorship stamps; returns the new id.
+// INSERT with authorship stamps, then the many-to-many links; returns the new id.
 Result<std::int64_t> InsertRow(db::Connection& connection, const RecordReader& reader,
                                const Actor& actor, const std::vector<FieldWrite>& writes);
 // UPDATE of the given fields plus updated_at (strictly after `previous_updated_at`, so
-// optimistic locking always sees a change) and updated_by.
+// optimistic locking always sees a change) and updated_by; many-to-many links written are
+// replaced.
 Status UpdateRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,
                  std::int64_t id, const std::vector<FieldWrite>& writes,
                  std::int64_t previous_updated_at);

@@ -17,6 +17,7 @@
 
 #include "records/fields/codec_support.hpp"
 #include "records/fields/codecs.hpp"
+#include "records/limits.hpp"
 
 namespace cairn::records::fields {
 namespace {
@@ -59,6 +60,10 @@ Result<db::Value> ParseMany(const boost::json::value& input) {
     return WrongKind(input, "an array of record ids (such as [\"3\", \"7\"])");
   }
   const boost::json::array& items = input.get_array();
+  if (items.size() > kMaxLinkedRecords) {
+    return Invalid("links at most " + std::to_string(kMaxLinkedRecords) + " records; got " +
+                   std::to_string(items.size()));
+  }
   std::unordered_set<std::int64_t> seen;
   seen.reserve(items.size());
   std::string text = "[";
