@@ -1,5 +1,5 @@
 # The two set-up commands of the README: `make run` and `make test`. Everything else is here too.
-.PHONY: deps build run test test-release test-asan bench fuzz format clean
+.PHONY: deps build run test test-release test-asan bench bench-postgres fuzz format clean
 
 EXAMPLE ?= examples/app.yaml
 
@@ -27,6 +27,10 @@ test-asan: deps
 
 bench: deps
 	bench/run
+
+# The same workloads with cairn on a throwaway PostgreSQL cluster (durable settings).
+bench-postgres: deps
+	bench/run --postgres
 
 # Runs each libFuzzer target for FUZZ_SECONDS (clang, ASan+UBSan). New inputs collect in
 # build/fuzz/corpus; copy the ones worth keeping (and every crash) into fuzz/corpus/<target>.

@@ -156,6 +156,11 @@ void SetError(Response& res, http::status status, std::string_view code, std::st
   out.append(R"(,"code":")").append(code).append("\"}");
 }
 
+void SetInternalError(Response& res) {
+  SetError(res, http::status::internal_server_error, "INTERNAL_ERROR",
+           "An unexpected error occurred");
+}
+
 // ---------------------------------------------------------------------------------------------
 // SQLite: one connection per thread, statements prepared once.
 
@@ -267,11 +272,19 @@ struct Statements {
         get_item(db, "SELECT id, name, amount, created_at FROM items WHERE id = ?"),
         insert_item(db,
                     "INSERT INTO items(name, amount, created_at) VALUES(?, ?, ?) "
-                    "RETURNING id, name, amount, created_at") {}
+                    "RETURNING id, name, amount, created_at"),
+        update_item(db,
+                    "UPDATE items SET amount = ? WHERE id = ? "
+                    "RETURNING id, name, amount, created_at"),
+        begin(db, "BEGIN IMMEDIATE"),
+        commit(db, "COMMIT"),
+        rollback(db, "ROLLBACK") {}
 
   Stmt health;
   Stmt get_item;
   Stmt insert_item;
+  Stmt update_item;
+  Stmt begin, commit, rollback;
 };
 
 // Everything one thread owns: its io_context, its connection, its statements.
@@ -347,6 +360,18 @@ void AppendItem(std::string& out, sqlite3_stmt* row) {
   out.append(R"(","deletedBy":null,"deletedAt":null})");
 }
 
+// Steps a statement returning one item row: the record, or a 404 envelope when there is none.
+void AnswerItem(Response& res, sqlite3_stmt* statement) {
+  const int rc = sqlite3_step(statement);
+  if (rc == SQLITE_ROW) {
+    AppendItem(res.body(), statement);
+  } else if (rc == SQLITE_DONE) {
+    SetError(res, http::status::not_found, "NOT_FOUND", "Record not found");
+  } else {
+    SetInternalError(res);
+  }
+}
+
 void HandleGetRecord(Worker& w, const Request&, const Params& params, Response& res) {
   std::optional<std::int64_t> id = ParseId(params.values[0]);
   if (!id) {
@@ -355,47 +380,122 @@ void HandleGetRecord(Worker& w, const Request&, const Params& params, Response& 
   }
   StmtUse use(w.stmts->get_item);
   sqlite3_bind_int64(*use, 1, *id);
-  int rc = sqlite3_step(*use);
-  if (rc == SQLITE_ROW) {
-    AppendItem(res.body(), *use);
-  } else if (rc == SQLITE_DONE) {
-    SetError(res, http::status::not_found, "NOT_FOUND", "Record not found");
-  } else {
-    SetError(res, http::status::internal_server_error, "INTERNAL_ERROR",
-             "An unexpected error occurred");
-  }
+  AnswerItem(res, *use);
 }
 
-// Body: {"fields":{"name":"…","amount":12}} — the body cairn's create endpoint takes.
-void HandleCreateRecord(Worker& w, const Request& req, const Params&, Response& res) {
-  boost::system::error_code ec;
-  boost::json::value body = boost::json::parse(req.body(), ec);
-  const boost::json::object* fields = nullptr;
-  if (!ec && body.is_object()) {
-    if (auto* f = body.as_object().if_contains("fields")) fields = f->if_object();
-  }
+// The `fields` object of a write body, or null.
+const boost::json::object* FieldsOf(const boost::json::value& body) {
+  if (!body.is_object()) return nullptr;
+  const auto* fields = body.as_object().if_contains("fields");
+  return fields ? fields->if_object() : nullptr;
+}
+
+// {"name":"…","amount":12}: inserts it and appends the record; false on a bad shape.
+enum class Insert { kDone, kInvalid, kFailed };
+Insert InsertItem(Worker& w, const boost::json::object* fields, std::string& out) {
   const boost::json::string* name = nullptr;
   const boost::json::value* amount = nullptr;
   if (fields) {
     if (auto* n = fields->if_contains("name")) name = n->if_string();
     amount = fields->if_contains("amount");
   }
-  if (!name || !amount || !amount->is_int64()) {
-    SetError(res, http::status::bad_request, "VALIDATION_ERROR",
-             "Body must be {\"fields\":{\"name\":string,\"amount\":integer}}");
-    return;
-  }
+  if (!name || !amount || !amount->is_int64()) return Insert::kInvalid;
   StmtUse use(w.stmts->insert_item);
   sqlite3_bind_text(*use, 1, name->data(), static_cast<int>(name->size()), SQLITE_STATIC);
   sqlite3_bind_int64(*use, 2, amount->get_int64());
   sqlite3_bind_int64(*use, 3, NowMillis());
-  if (sqlite3_step(*use) != SQLITE_ROW) {
-    SetError(res, http::status::internal_server_error, "INTERNAL_ERROR",
-             "An unexpected error occurred");
+  if (sqlite3_step(*use) != SQLITE_ROW) return Insert::kFailed;
+  AppendItem(out, *use);
+  return Insert::kDone;
+}
+
+constexpr std::string_view kItemShape = "{\"fields\":{\"name\":string,\"amount\":integer}}";
+
+// Body: {"fields":{"name":"…","amount":12}} — the body cairn's create endpoint takes.
+void HandleCreateRecord(Worker& w, const Request& req, const Params&, Response& res) {
+  boost::system::error_code ec;
+  boost::json::value body = boost::json::parse(req.body(), ec);
+  switch (InsertItem(w, ec ? nullptr : FieldsOf(body), res.body())) {
+    case Insert::kDone:
+      res.result(http::status::created);
+      return;
+    case Insert::kInvalid:
+      SetError(res, http::status::bad_request, "VALIDATION_ERROR",
+               "Body must be " + std::string(kItemShape));
+      return;
+    case Insert::kFailed:
+      SetInternalError(res);
+      return;
+  }
+}
+
+// Body: {"fields":{"amount":12}} — a patch of one field, answered with the record.
+void HandlePatchRecord(Worker& w, const Request& req, const Params& params, Response& res) {
+  const std::optional<std::int64_t> id = ParseId(params.values[0]);
+  boost::system::error_code ec;
+  boost::json::value body = boost::json::parse(req.body(), ec);
+  const boost::json::object* fields = ec ? nullptr : FieldsOf(body);
+  const boost::json::value* amount = fields ? fields->if_contains("amount") : nullptr;
+  if (!id || !amount || !amount->is_int64()) {
+    SetError(res, http::status::bad_request, "VALIDATION_ERROR",
+             "Body must be {\"fields\":{\"amount\":integer}}");
+    return;
+  }
+  StmtUse use(w.stmts->update_item);
+  sqlite3_bind_int64(*use, 1, amount->get_int64());
+  sqlite3_bind_int64(*use, 2, *id);
+  AnswerItem(res, *use);
+}
+
+bool Step(const Stmt& statement) {
+  StmtUse use(statement);
+  return sqlite3_step(*use) == SQLITE_DONE;
+}
+
+// Body: {"records":[{"fields":{…}}, …]} — all of them in one transaction, or none.
+void HandleCreateBatch(Worker& w, const Request& req, const Params&, Response& res) {
+  boost::system::error_code ec;
+  boost::json::value body = boost::json::parse(req.body(), ec);
+  const boost::json::value* records =
+      !ec && body.is_object() ? body.as_object().if_contains("records") : nullptr;
+  if (!records || !records->is_array()) {
+    SetError(res, http::status::bad_request, "VALIDATION_ERROR",
+             "Body must be {\"records\":[" + std::string(kItemShape) + ", …]}");
+    return;
+  }
+  if (!Step(w.stmts->begin)) {
+    SetInternalError(res);
+    return;
+  }
+  std::string& out = res.body();
+  out = "{\"created\":";
+  AppendInt(out, static_cast<std::int64_t>(records->as_array().size()));
+  out += ",\"records\":[";
+  bool first = true;
+  for (const boost::json::value& record : records->as_array()) {
+    if (!first) out += ',';
+    first = false;
+    const Insert inserted = InsertItem(w, FieldsOf(record), out);
+    if (inserted != Insert::kDone) {
+      Step(w.stmts->rollback);
+      out.clear();
+      if (inserted == Insert::kInvalid) {
+        SetError(res, http::status::bad_request, "VALIDATION_ERROR",
+                 "Each record must be " + std::string(kItemShape));
+      } else {
+        SetInternalError(res);
+      }
+      return;
+    }
+  }
+  out += "]}";
+  if (!Step(w.stmts->commit)) {
+    Step(w.stmts->rollback);
+    out.clear();
+    SetInternalError(res);
     return;
   }
   res.result(http::status::created);
-  AppendItem(res.body(), *use);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -414,6 +514,8 @@ constexpr Route kRoutes[] = {
     {http::verb::get, "/api/health", HandleHealth},
     {http::verb::get, "/records/{id}", HandleGetRecord},
     {http::verb::post, "/records", HandleCreateRecord},
+    {http::verb::patch, "/records/{id}", HandlePatchRecord},
+    {http::verb::post, "/records/batch", HandleCreateBatch},
 };
 
 bool MatchPath(std::string_view pattern, std::string_view path, Params& params) {
@@ -447,8 +549,7 @@ void Dispatch(Worker& w, const Request& req, Response& res) {
       try {
         route.handler(w, req, params, res);
       } catch (const std::exception&) {
-        SetError(res, http::status::internal_server_error, "INTERNAL_ERROR",
-                 "An unexpected error occurred");
+        SetInternalError(res);
       }
       return;
     }

@@ -40,13 +40,32 @@ void AppendIso(std::string& out, EpochMillis millis) {
   const auto day = floor<days>(tp);
   const year_month_day ymd{day};
   const hh_mm_ss hms{tp - day};
-  char buffer[32];
-  const int n = std::snprintf(
-      buffer, sizeof buffer, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", static_cast<int>(ymd.year()),
-      static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-      static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
-      static_cast<int>(hms.seconds().count()), static_cast<int>(hms.subseconds().count()));
-  out.append(buffer, static_cast<std::size_t>(n));
+  const int year = static_cast<int>(ymd.year());
+  if (year < 0 || year > 9999) {  // rare: printf handles signs and widths
+    char buffer[40];
+    const int n = std::snprintf(
+        buffer, sizeof buffer, "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", year,
+        static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+        static_cast<int>(hms.hours().count()), static_cast<int>(hms.minutes().count()),
+        static_cast<int>(hms.seconds().count()), static_cast<int>(hms.subseconds().count()));
+    out.append(buffer, static_cast<std::size_t>(n));
+    return;
+  }
+  // Every record carries several timestamps: digits by hand, no printf on the hot path.
+  char text[] = "0000-00-00T00:00:00.000Z";
+  const auto put = [&text](std::size_t at, unsigned value, int width) {
+    for (int i = width - 1; i >= 0; --i, value /= 10) {
+      text[at + static_cast<std::size_t>(i)] = static_cast<char>('0' + value % 10);
+    }
+  };
+  put(0, static_cast<unsigned>(year), 4);
+  put(5, static_cast<unsigned>(ymd.month()), 2);
+  put(8, static_cast<unsigned>(ymd.day()), 2);
+  put(11, static_cast<unsigned>(hms.hours().count()), 2);
+  put(14, static_cast<unsigned>(hms.minutes().count()), 2);
+  put(17, static_cast<unsigned>(hms.seconds().count()), 2);
+  put(20, static_cast<unsigned>(hms.subseconds().count()), 3);
+  out.append(text, sizeof text - 1);
 }
 
 std::string FormatIso(EpochMillis millis) {

@@ -67,7 +67,9 @@ Status RunInTransaction(Connection& connection, Access access,
     CAIRN_TRY(connection.ExecuteScript("PRAGMA foreign_keys = OFF"));
     restore.emplace(connection);
   }
-  CAIRN_TRY(connection.ExecuteScript(access == Access::kRead ? "BEGIN" : "BEGIN IMMEDIATE"));
+  // Execute, not ExecuteScript: the statements are prepared once per connection and cached.
+  CAIRN_TRY(connection.Execute(access == Access::kRead ? "BEGIN" : "BEGIN IMMEDIATE",
+                               std::span<const Value>()));
   RollbackGuard rollback(connection);
   CAIRN_TRY(work(connection));
   if (schema) {
@@ -78,7 +80,7 @@ Status RunInTransaction(Connection& connection, Access access,
       return error;
     }
   }
-  CAIRN_TRY(connection.ExecuteScript("COMMIT"));
+  CAIRN_TRY(connection.Execute("COMMIT", std::span<const Value>()));
   rollback.Dismiss();
   return {};
 }

@@ -8,6 +8,10 @@ namespace {
 TEST(TimeTest, FormatsIsoWithMilliseconds) {
   EXPECT_EQ(FormatIso(0), "1970-01-01T00:00:00.000Z");
   EXPECT_EQ(FormatIso(1'700'000'000'123), "2023-11-14T22:13:20.123Z");
+  EXPECT_EQ(FormatIso(-1), "1969-12-31T23:59:59.999Z");
+  EXPECT_EQ(FormatIso(951'782'400'007), "2000-02-29T00:00:00.007Z");
+  EXPECT_EQ(FormatIso(253'402'300'799'999), "9999-12-31T23:59:59.999Z");
+  EXPECT_EQ(FormatIso(253'402'300'800'000), "10000-01-01T00:00:00.000Z");  // past the fast path
 }
 
 TEST(TimeTest, ParsesOffsetsAndPostgresText) {
