@@ -13,6 +13,7 @@
 #include "api/session_layer.hpp"
 #include "http/route.hpp"
 #include "records/comment_service.hpp"
+#include "records/limits.hpp"
 
 namespace cairn::api {
 namespace {
@@ -20,8 +21,8 @@ namespace {
 using http::Request;
 using http::Response;
 
-constexpr int kDefaultLimit = 100;  // as the record lists (D37)
-constexpr int kMaxLimit = 1000;
+using records::kDefaultListLimit;  // D37
+using records::kMaxListLimit;
 constexpr std::int64_t kMaxOffset = 1'000'000'000;
 
 // Annotation only: content is checked by the service, after the 404 and 403 answers.
@@ -45,7 +46,7 @@ class CommentRoutes : public std::enable_shared_from_this<CommentRoutes> {
     CAIRN_TRY(Add(router, "POST", "", "Comment on a record", kContentBody, &CommentRoutes::Create));
     CAIRN_TRY(Add(router, "GET", "", "A record's comments, oldest first", nullptr,
                   &CommentRoutes::List,
-                  {{"limit", IntegerSchema(1, kMaxLimit), "comments per page (default 100)"},
+                  {{"limit", IntegerSchema(1, kMaxListLimit), "comments per page (default 100)"},
                    {"offset", IntegerSchema(0, kMaxOffset), "comments to skip"}}));
     CAIRN_TRY(Add(router, "GET", "/{commentId}", "Get a comment", nullptr, &CommentRoutes::Get));
     CAIRN_TRY(Add(router, "PATCH", "/{commentId}", "Edit a comment (its author or an admin)",
@@ -103,7 +104,7 @@ class CommentRoutes : public std::enable_shared_from_this<CommentRoutes> {
   Result<Response> List(Request& request, const Target& target) {
     records::CommentListOptions options;
     CAIRN_ASSIGN_OR_RETURN(options.limit,
-                           QueryInteger(request, "limit", 1, kMaxLimit, kDefaultLimit));
+                           QueryInteger(request, "limit", 1, kMaxListLimit, kDefaultListLimit));
     CAIRN_ASSIGN_OR_RETURN(options.offset, QueryInteger(request, "offset", 0, kMaxOffset, 0));
     CAIRN_ASSIGN_OR_RETURN(std::string list,
                            comments_.List(*target.table, target.actor, target.record_id, options));

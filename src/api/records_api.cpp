@@ -6,6 +6,7 @@
 
 #include "api/table_route_support.hpp"
 #include "http/route.hpp"
+#include "records/limits.hpp"
 
 namespace cairn::api {
 namespace {
@@ -13,14 +14,14 @@ namespace {
 using http::Request;
 using http::Response;
 
-constexpr int kDefaultLimit = 100;  // D37
-constexpr int kMaxLimit = 1000;
+using records::kDefaultListLimit;  // D37
+using records::kMaxListLimit;
 constexpr std::int64_t kMaxOffset = 1'000'000'000;
 
 Result<records::ListOptions> ParseListOptions(const Request& request) {
   records::ListOptions options;
   CAIRN_ASSIGN_OR_RETURN(options.limit,
-                         QueryInteger(request, "limit", 1, kMaxLimit, kDefaultLimit));
+                         QueryInteger(request, "limit", 1, kMaxListLimit, kDefaultListLimit));
   if (request.Query("offset") && request.Query("page")) {
     return Error::Validation("Invalid query parameter", {{"page", "use page or offset, not both"}});
   }
@@ -39,6 +40,15 @@ Result<records::ListOptions> ParseListOptions(const Request& request) {
                                {{"includeDeleted", "must be true, only or false"}});
     }
   }
+  const auto copy = [&request](std::string_view name) -> std::optional<std::string> {
+    if (auto value = request.Query(name)) return std::string(*value);
+    return std::nullopt;
+  };
+  options.filter = copy("filter");
+  options.sort = copy("sort");
+  options.order = copy("order");
+  options.fields = copy("fields");
+  options.q = copy("q");
   return options;
 }
 
@@ -188,7 +198,7 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
   Result<Response> History(Request& request, const Target& target) {
     records::HistoryOptions options;
     CAIRN_ASSIGN_OR_RETURN(options.limit,
-                           QueryInteger(request, "limit", 1, kMaxLimit, options.limit));
+                           QueryInteger(request, "limit", 1, kMaxListLimit, options.limit));
     CAIRN_ASSIGN_OR_RETURN(options.offset, QueryInteger(request, "offset", 0, kMaxOffset, 0));
     CAIRN_ASSIGN_OR_RETURN(std::string history, records_.History(*target.table, target.actor,
                                                                  target.record_id, options));

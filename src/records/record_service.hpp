@@ -25,11 +25,17 @@ namespace cairn::records {
 
 enum class DeletedRows { kExclude, kInclude, kOnly };
 
+// The list parameters (D37) as the request gave them; RecordService checks them against the
+// table and the caller's field rules.
 struct ListOptions {
   int limit = 100;
   int offset = 0;
   std::optional<int> page;  // 1-based; offset = (page - 1) * limit
   DeletedRows deleted = DeletedRows::kExclude;
+  std::optional<std::string> filter;  // JSON text (records/query/filter.hpp)
+  std::optional<std::string> sort, order;
+  std::optional<std::string> fields;  // comma-separated; unknown and unreadable names are skipped
+  std::optional<std::string> q;       // free text over the readable text-like fields
 };
 
 struct HistoryOptions {
