@@ -49,6 +49,7 @@ Result<records::ListOptions> ParseListOptions(const Request& request) {
   options.order = copy("order");
   options.fields = copy("fields");
   options.q = copy("q");
+  options.view = copy("view");
   return options;
 }
 
@@ -82,8 +83,15 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
                   &RecordRoutes::Delete));
     CAIRN_TRY(Add(router, "POST", "/records/{recordId}/restore", "Restore a soft-deleted record",
                   nullptr, &RecordRoutes::Restore));
-    return Add(router, "GET", "/records/{recordId}/history", "A record's revision history", nullptr,
-               &RecordRoutes::History);
+    CAIRN_TRY(Add(router, "GET", "/records/{recordId}/history", "A record's revision history",
+                  nullptr, &RecordRoutes::History));
+    CAIRN_TRY(
+        Add(router, "GET", "/views", "The table's saved views", nullptr, &RecordRoutes::Views));
+    CAIRN_TRY(
+        Add(router, "GET", "/views/{viewId}", "One saved view", nullptr, &RecordRoutes::View));
+    return Add(router, "GET", "/views/{viewId}/records",
+               "Records through a saved view (request parameters layered on top)", nullptr,
+               &RecordRoutes::ViewRecords);
   }
 
  private:
@@ -126,6 +134,28 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
 
   Result<Response> List(Request& request, const Target& target) {
     CAIRN_ASSIGN_OR_RETURN(auto options, ParseListOptions(request));
+    CAIRN_ASSIGN_OR_RETURN(std::string list, records_.List(*target.table, target.actor, options));
+    return Response::RawJson(200, std::move(list));
+  }
+
+  Result<Response> Views(Request&, const Target& target) {
+    CAIRN_ASSIGN_OR_RETURN(std::string views, records_.Views(*target.table, target.actor));
+    return Response::RawJson(200, std::move(views));
+  }
+
+  Result<Response> View(Request& request, const Target& target) {
+    CAIRN_ASSIGN_OR_RETURN(std::string view,
+                           records_.View(*target.table, target.actor, request.PathParam("viewId")));
+    return Response::RawJson(200, std::move(view));
+  }
+
+  Result<Response> ViewRecords(Request& request, const Target& target) {
+    CAIRN_ASSIGN_OR_RETURN(auto options, ParseListOptions(request));
+    if (options.view) {
+      return Error::Validation("Invalid query parameter", {{"view", "the path names the view"}});
+    }
+    options.view = std::string(request.PathParam("viewId"));
+    options.view_in_path = true;
     CAIRN_ASSIGN_OR_RETURN(std::string list, records_.List(*target.table, target.actor, options));
     return Response::RawJson(200, std::move(list));
   }

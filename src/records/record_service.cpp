@@ -13,6 +13,7 @@
 #include "records/query/sort.hpp"
 #include "records/record_input.hpp"
 #include "records/record_reader.hpp"
+#include "records/record_views.hpp"
 #include "records/record_writes.hpp"
 #include "schema/physical_model.hpp"
 
@@ -214,6 +215,22 @@ Result<std::string> RecordService::List(const config::Table& table, const Actor&
                                                            : "\"deleted_at\" IS NULL",
                      {}});
   }
+  const config::View* view = nullptr;
+  if (options.view) {
+    view = FindView(table, *options.view);
+    if (view == nullptr && options.view_in_path) return Error::NotFound("View not found");
+    if (view == nullptr) {
+      return Error::Validation("Invalid query parameter", {{"view", "unknown view"}});
+    }
+  }
+  // A view is the app author's, not the caller's: its fields are no probe (D21), so it compiles
+  // with every field in sight.
+  const access::TableAccess& author = access_.For(table, "admin");
+  if (view != nullptr && !view->filters.is_null()) {
+    CAIRN_ASSIGN_OR_RETURN(query::Condition filter,
+                           query::CompileFilter(view->filters, table, author, dialect));
+    AppendCondition(where, params, std::move(filter));
+  }
   if (options.filter) {
     CAIRN_ASSIGN_OR_RETURN(query::Condition filter,
                            query::CompileFilter(*options.filter, table, access, dialect));
@@ -224,8 +241,14 @@ Result<std::string> RecordService::List(const config::Table& table, const Actor&
                            query::CompileSearch(*options.q, access, dialect));
     AppendCondition(where, params, std::move(search));
   }
-  CAIRN_ASSIGN_OR_RETURN(const std::string order_by,
-                         query::CompileSort(options.sort, options.order, table, access));
+  std::string order_by;
+  if (!options.sort && view != nullptr && !view->sorts.empty()) {
+    CAIRN_ASSIGN_OR_RETURN(order_by,
+                           query::CompileSort(ViewSortText(*view), std::nullopt, table, author));
+  } else {
+    CAIRN_ASSIGN_OR_RETURN(order_by,
+                           query::CompileSort(options.sort, options.order, table, access));
+  }
   const std::vector<const config::Field*> selected =
       options.fields ? SelectedFields(access, *options.fields) : access.ReadableFields();
 

@@ -36,6 +36,11 @@ struct ListOptions {
   std::optional<std::string> sort, order;
   std::optional<std::string> fields;  // comma-separated; unknown and unreadable names are skipped
   std::optional<std::string> q;       // free text over the readable text-like fields
+  // A saved view (id or name) layered under the request's parameters: its filter is ANDed with
+  // `filter`, its sorts apply unless `sort` is given. Unknown: a 400 naming `view`, or a 404
+  // when the view came from the path (`view_in_path`).
+  std::optional<std::string> view;
+  bool view_in_path = false;
 };
 
 struct HistoryOptions {
@@ -75,6 +80,11 @@ class RecordService {
 
   Result<std::string> History(const config::Table& table, const Actor& actor, std::int64_t id,
                               const HistoryOptions& options);
+
+  // Saved views (record_views.cpp): `{"views":[…]}` and one view `{id,name,filters,sorts}`.
+  Result<std::string> Views(const config::Table& table, const Actor& actor);
+  Result<std::string> View(const config::Table& table, const Actor& actor,
+                           std::string_view view_id);
 
  private:
   // Built once per table: the column list and its JSON writer (no per-request SQL building).

@@ -28,6 +28,14 @@ constexpr const char* kTables = R"(tables:
     permissions:
       fields:
         - { field: secret, read: [admin] }
+    views:
+      - id: open
+        name: Open tasks
+        filters: { and: [ { field: done, operator: isFalse } ] }
+        sorts: [ { field: points, direction: desc } ]
+      - id: 2
+        name: With secrets
+        filters: { and: [ { field: secret, operator: isNotNull } ] }
 )";
 
 const std::string kTasks = "/api/tables/tasks/records";
@@ -310,6 +318,38 @@ TEST_F(RecordsQuery, FilterLimitsAnswer400) {
   for (int i = 0; i < 1001; ++i) many += std::string(i ? "," : "") + std::to_string(i);
   ExpectRefused(R"({"and":[{"field":"points","operator":"in","value":)" + many + "]}]}",
                 "at most 1000 values");
+}
+
+TEST_F(RecordsQuery, ViewsLayerTheirFilterAndSortUnderTheRequest) {
+  const auto views = app_.Send(member_, "GET", "/api/tables/tasks/views");
+  ASSERT_EQ(views.status, 200) << views.body;
+  const boost::json::value views_json = views.Json();
+  EXPECT_EQ(views_json.at("views").as_array().size(), 2u);
+  EXPECT_EQ(views_json.at("views").at(0).at("sorts").at(0).at("direction"), "desc");
+  const auto view = app_.Send(member_, "GET", "/api/tables/tasks/views/open");
+  ASSERT_EQ(view.status, 200);
+  EXPECT_EQ(view.Json().at("name"), "Open tasks");
+  EXPECT_EQ(app_.Send(member_, "GET", "/api/tables/tasks/views/nope").status, 404);
+
+  const std::string through = "/api/tables/tasks/views/open/records";
+  const auto records = app_.Send(member_, "GET", through);
+  ASSERT_EQ(records.status, 200) << records.body;
+  const boost::json::value json = records.Json();
+  ASSERT_EQ(json.at("records").as_array().size(), 2u);
+  EXPECT_EQ(json.at("records").at(0).at("fields").at("title"), "Fix bug_42");  // points desc
+  EXPECT_EQ(json.at("records").at(1).at("fields").at("title"), "write tests");
+  // The request's filter is ANDed with the view's; an explicit sort replaces the view's.
+  EXPECT_EQ(Titles("view=open&filter=" + Encode(R"({"stage":"todo"})")), Names{"write tests"});
+  EXPECT_EQ(Titles("view=Open%20tasks&sort=points:asc"), (Names{"write tests", "Fix bug_42"}));
+  EXPECT_EQ(List("view=nope").status, 400);
+  EXPECT_EQ(app_.Send(member_, "GET", "/api/tables/tasks/views/nope/records").status, 404);
+  // A view may filter on a field the caller cannot read: the caller cannot change it, so it
+  // probes nothing; the field stays out of the answer.
+  const auto secret = app_.Send(member_, "GET", "/api/tables/tasks/views/2/records");
+  ASSERT_EQ(secret.status, 200) << secret.body;
+  const boost::json::value secret_json = secret.Json();
+  EXPECT_EQ(secret_json.at("pagination").at("total"), 3);
+  EXPECT_FALSE(secret_json.at("records").at(0).at("fields").as_object().contains("secret"));
 }
 
 }  // namespace

@@ -394,6 +394,11 @@ Result<Condition> CompileFilter(std::string_view filter, const config::Table& ta
         "Invalid filter",
         {{"filter", "must be JSON (a flat object or an and/or tree): " + ec.message()}});
   }
+  return CompileFilter(tree, table, access, dialect);
+}
+
+Result<Condition> CompileFilter(const boost::json::value& tree, const config::Table& table,
+                                const access::TableAccess& access, const db::Dialect& dialect) {
   Compiler compiler(table, access, dialect);
   Condition condition;
   CAIRN_TRY(compiler.Node(tree, "filter", 0, condition.sql));

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/json/value.hpp>
+
 #include "access/table_access.hpp"
 #include "common/result.hpp"
 #include "config/model.hpp"
@@ -26,6 +28,9 @@ struct Condition {
 
 // `filter` is the parameter's text (JSON). Errors are 400s naming `filter`.
 Result<Condition> CompileFilter(std::string_view filter, const config::Table& table,
+                                const access::TableAccess& access, const db::Dialect& dialect);
+// The same for a tree already parsed (a saved view's `filters`).
+Result<Condition> CompileFilter(const boost::json::value& tree, const config::Table& table,
                                 const access::TableAccess& access, const db::Dialect& dialect);
 
 }  // namespace cairn::records::query
