@@ -50,6 +50,8 @@ Result<records::ListOptions> ParseListOptions(const Request& request) {
   options.fields = copy("fields");
   options.q = copy("q");
   options.view = copy("view");
+  options.aggregate = copy("aggregate");
+  options.group_by = copy("groupBy");
   return options;
 }
 

@@ -21,6 +21,10 @@ inline constexpr std::size_t kMaxFilterConditions = 100;
 inline constexpr std::size_t kMaxFilterValues = 1000;
 // Keys in one `sort`.
 inline constexpr std::size_t kMaxSortKeys = 10;
+// Entries in one `aggregate`.
+inline constexpr std::size_t kMaxAggregates = 20;
+// Groups one `groupBy` may return; more → 400 (filter first).
+inline constexpr std::size_t kMaxGroups = 1000;
 // Characters in `q`.
 inline constexpr std::size_t kMaxSearchLength = 200;
 

@@ -41,6 +41,8 @@ struct ListOptions {
   // when the view came from the path (`view_in_path`).
   std::optional<std::string> view;
   bool view_in_path = false;
+  // D38: `aggregations` (no groupBy) or `groups` over all matching rows.
+  std::optional<std::string> aggregate, group_by;
 };
 
 struct HistoryOptions {

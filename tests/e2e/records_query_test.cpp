@@ -352,5 +352,61 @@ TEST_F(RecordsQuery, ViewsLayerTheirFilterAndSortUnderTheRequest) {
   EXPECT_FALSE(secret_json.at("records").at(0).at("fields").as_object().contains("secret"));
 }
 
+TEST_F(RecordsQuery, AggregatesCoverAllMatchingRowsExactly) {
+  const auto result = List(
+      "limit=1&aggregate=sum:points,avg:cost,min:due,max:cost,count,"
+      "count:notes,cost:sum");
+  ASSERT_EQ(result.status, 200) << result.body;
+  // Exact text: decimals keep their places, the average two more.
+  EXPECT_NE(result.body.find(R"("aggregations":{"count":4,"sum":{"points":16,"cost":110.59},)"
+                             R"("avg":{"cost":36.8633},"min":{"due":"2026-01-10"},)"
+                             R"("max":{"cost":99.99},"counts":{"notes":2}})"),
+            std::string::npos)
+      << result.body;
+  // Ten times 0.1 is exactly 1 (D9).
+  for (int i = 0; i < 10; ++i) Add(R"({"title":"dime","cost":"0.10"})");
+  const auto dimes = List("aggregate=sum:cost,avg:cost&filter=" + Encode(R"({"title":"dime"})"));
+  ASSERT_EQ(dimes.status, 200) << dimes.body;
+  EXPECT_NE(dimes.body.find(R"("aggregations":{"count":10,"sum":{"cost":1.00},)"
+                            R"("avg":{"cost":0.1000}})"),
+            std::string::npos)
+      << dimes.body;
+}
+
+TEST_F(RecordsQuery, GroupsAreOrderedByValueWithNullLast) {
+  const auto result = List("groupBy=stage&aggregate=sum:points&limit=1");
+  ASSERT_EQ(result.status, 200) << result.body;
+  EXPECT_NE(
+      result.body.find(
+          R"("groups":[{"value":"doing","count":1,"aggregations":{"count":1,"sum":{"points":8}}},)"
+          R"({"value":"done","count":1,"aggregations":{"count":1,"sum":{"points":3}}},)"
+          R"({"value":"todo","count":1,"aggregations":{"count":1,"sum":{"points":5}}},)"
+          R"({"value":null,"count":1,"aggregations":{"count":1,"sum":{"points":0}}}])"),
+      std::string::npos)
+      << result.body;
+  const auto filtered = List("groupBy=done&filter=" + Encode(R"({"stage":"done"})"));
+  ASSERT_EQ(filtered.status, 200);
+  EXPECT_NE(filtered.body.find(R"("groups":[{"value":true,"count":1,"aggregations":{"count":1}}])"),
+            std::string::npos)
+      << filtered.body;
+}
+
+TEST_F(RecordsQuery, AggregatesRefuseWhatTheyCannotCompute) {
+  for (const std::string bad :
+       {"aggregate=sum:title", "aggregate=median:points", "aggregate=sum", "aggregate=sum:nosuch",
+        "groupBy=labels", "groupBy=extra", "groupBy=nosuch"}) {
+    SCOPED_TRACE(bad);
+    EXPECT_EQ(List(bad).status, 400);
+  }
+  // A field the member cannot read is unknown, with the same message as a missing one.
+  const auto hidden = List("aggregate=count:secret", &member_);
+  const auto missing = List("aggregate=count:nosuch", &member_);
+  EXPECT_EQ(hidden.status, 400);
+  EXPECT_EQ(hidden.Json().at("errors").at(0).at("message").as_string().find("unknown field"), 0u);
+  EXPECT_EQ(missing.status, 400);
+  EXPECT_EQ(List("groupBy=secret", &member_).status, 400);
+  EXPECT_EQ(List("groupBy=secret").status, 200);  // the admin may
+}
+
 }  // namespace
 }  // namespace cairn::test

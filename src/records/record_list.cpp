@@ -1,0 +1,176 @@
+// RecordService::List: one page of records under the list parameters (D37–D38), its total,
+// and the aggregations or groups over all matching rows, all in one read transaction.
+#include <string>
+#include <vector>
+
+#include "db/dialect.hpp"
+#include "records/limits.hpp"
+#include "records/query/aggregate.hpp"
+#include "records/query/filter.hpp"
+#include "records/query/search.hpp"
+#include "records/query/sort.hpp"
+#include "records/record_service.hpp"
+#include "records/record_views.hpp"
+#include "records/record_writes.hpp"
+
+namespace cairn::records {
+
+using access::Action;
+using detail::TableNotFound;
+
+namespace {
+
+// The readable fields `fields=` names, in config order (D21: others are silently left out).
+std::vector<const config::Field*> SelectedFields(const access::TableAccess& access,
+                                                 std::string_view names) {
+  std::vector<const config::Field*> selected;
+  for (const config::Field* field : access.ReadableFields()) {
+    std::string_view rest = names;
+    while (true) {
+      const std::size_t comma = rest.find(',');
+      if (rest.substr(0, comma) == field->name) {
+        selected.push_back(field);
+        break;
+      }
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  return selected;
+}
+
+// D38 over all rows of `where`: `,"aggregations":{…}`, or `,"groups":[{value,count,
+// aggregations}]` ordered by value (NULL last). More than kMaxGroups groups is a 400.
+Result<std::string> Summarize(db::Connection& connection, const RecordReader& reader,
+                              const query::AggregatePlan& plan, const std::string& where,
+                              const std::vector<db::Value>& params) {
+  std::string out;
+  if (!plan.group_by) {
+    out = R"(,"aggregations":)";
+    CAIRN_TRY(connection.Execute(
+        "SELECT " + plan.SelectSql() + " FROM " + reader.table_sql() + where, params,
+        [&](const db::Row& row) { plan.AppendAggregations(row, 0, out); }));
+    return out;
+  }
+  const std::string& group = plan.group_by->column_sql;
+  std::vector<db::Value> group_params = params;
+  group_params.emplace_back(static_cast<std::int64_t>(kMaxGroups + 1));
+  std::size_t groups = 0;
+  out = R"(,"groups":[)";
+  CAIRN_TRY(connection.Execute(
+      "SELECT " + group + ", " + plan.SelectSql() + " FROM " + reader.table_sql() + where +
+          " GROUP BY " + group + " ORDER BY " + group + " ASC NULLS LAST LIMIT ?",
+      group_params, [&](const db::Row& row) {
+        if (++groups > kMaxGroups) return;
+        if (groups > 1) out += ',';
+        out += R"({"value":)";
+        plan.AppendGroupValue(row, out);
+        out += R"(,"count":)" + std::to_string(row.GetInt64(1)) + R"(,"aggregations":)";
+        plan.AppendAggregations(row, 1, out);
+        out += '}';
+      }));
+  if (groups > kMaxGroups) {
+    return Error::Validation(
+        "Invalid query parameter",
+        {{"groupBy", "more than " + std::to_string(kMaxGroups) + " groups; filter first"}});
+  }
+  out += ']';
+  return out;
+}
+
+void AppendCondition(std::string& where, std::vector<db::Value>& params,
+                     query::Condition condition) {
+  if (condition.sql.empty()) return;
+  where += where.empty() ? " WHERE " : " AND ";
+  where += condition.sql;
+  for (db::Value& value : condition.params) params.push_back(std::move(value));
+}
+
+}  // namespace
+
+Result<std::string> RecordService::List(const config::Table& table, const Actor& actor,
+                                        const ListOptions& options) {
+  const access::TableAccess& access = access_.For(table, actor.role);
+  if (!access.Can(Action::kRead)) return TableNotFound();
+  const RecordReader& reader = ReaderOf(table);
+  const db::Dialect& dialect = database_.dialect();
+  std::string where;
+  std::vector<db::Value> params;
+  if (options.deleted != DeletedRows::kInclude) {
+    AppendCondition(where, params,
+                    {options.deleted == DeletedRows::kOnly ? "\"deleted_at\" IS NOT NULL"
+                                                           : "\"deleted_at\" IS NULL",
+                     {}});
+  }
+  const config::View* view = nullptr;
+  if (options.view) {
+    view = FindView(table, *options.view);
+    if (view == nullptr && options.view_in_path) return Error::NotFound("View not found");
+    if (view == nullptr) {
+      return Error::Validation("Invalid query parameter", {{"view", "unknown view"}});
+    }
+  }
+  // A view is the app author's, not the caller's: its fields are no probe (D21), so it compiles
+  // with every field in sight.
+  const access::TableAccess& author = access_.For(table, "admin");
+  if (view != nullptr && !view->filters.is_null()) {
+    CAIRN_ASSIGN_OR_RETURN(query::Condition filter,
+                           query::CompileFilter(view->filters, table, author, dialect));
+    AppendCondition(where, params, std::move(filter));
+  }
+  if (options.filter) {
+    CAIRN_ASSIGN_OR_RETURN(query::Condition filter,
+                           query::CompileFilter(*options.filter, table, access, dialect));
+    AppendCondition(where, params, std::move(filter));
+  }
+  if (options.q && !options.q->empty()) {
+    CAIRN_ASSIGN_OR_RETURN(query::Condition search,
+                           query::CompileSearch(*options.q, access, dialect));
+    AppendCondition(where, params, std::move(search));
+  }
+  std::string order_by;
+  if (!options.sort && view != nullptr && !view->sorts.empty()) {
+    CAIRN_ASSIGN_OR_RETURN(order_by,
+                           query::CompileSort(ViewSortText(*view), std::nullopt, table, author));
+  } else {
+    CAIRN_ASSIGN_OR_RETURN(order_by,
+                           query::CompileSort(options.sort, options.order, table, access));
+  }
+  CAIRN_ASSIGN_OR_RETURN(const query::AggregatePlan plan,
+                         query::PlanAggregates(options.aggregate, options.group_by, table, access));
+  const std::vector<const config::Field*> selected =
+      options.fields ? SelectedFields(access, *options.fields) : access.ReadableFields();
+
+  const int offset = options.page ? (*options.page - 1) * options.limit : options.offset;
+  std::int64_t total = 0;
+  std::string records = "[";
+  std::string summary;  // `,"aggregations":{…}` or `,"groups":[…]`
+  CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
+    records.resize(1);
+    CAIRN_TRY(connection.Execute("SELECT COUNT(*) FROM " + reader.table_sql() + where, params,
+                                 [&](const db::Row& row) { total = row.GetInt64(0); }));
+    std::vector<db::Value> page_params = params;
+    page_params.emplace_back(static_cast<std::int64_t>(options.limit));
+    page_params.emplace_back(static_cast<std::int64_t>(offset));
+    CAIRN_TRY(connection.Execute("SELECT " + reader.columns_sql() + " FROM " + reader.table_sql() +
+                                     where + " ORDER BY " + order_by + " LIMIT ? OFFSET ?",
+                                 page_params, [&](const db::Row& row) {
+                                   if (records.size() > 1) records.push_back(',');
+                                   reader.AppendRecord(row, &selected, records);
+                                 }));
+    if (!plan.empty()) {
+      summary.clear();
+      CAIRN_ASSIGN_OR_RETURN(summary, Summarize(connection, reader, plan, where, params));
+    }
+    return {};
+  }));
+  const std::int64_t pages = options.limit > 0 ? (total + options.limit - 1) / options.limit : 0;
+  std::string out = R"({"records":)" + records + R"(],"pagination":{"total":)" +
+                    std::to_string(total) + R"(,"limit":)" + std::to_string(options.limit) +
+                    R"(,"offset":)" + std::to_string(offset) + R"(,"page":)" +
+                    std::to_string(options.limit > 0 ? offset / options.limit + 1 : 1) +
+                    R"(,"totalPages":)" + std::to_string(pages) + "}" + summary + "}";
+  return out;
+}
+
+}  // namespace cairn::records
