@@ -92,7 +92,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view q = NextLine(rest);
   for (const auto* dialect : {&cairn::db::Dialect::Sqlite(), &cairn::db::Dialect::Postgres()}) {
     CheckCondition(cairn::records::query::CompileFilter(rest, table, member, *dialect));
-    CheckCondition(cairn::records::query::CompileSearch(q, member, *dialect));
+    CheckCondition(cairn::records::query::CompileSearch(q, table, member, *dialect));
   }
   Check(cairn::records::query::CompileSort(sort.empty() ? std::nullopt : std::optional(sort),
                                            order.empty() ? std::nullopt : std::optional(order),

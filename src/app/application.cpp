@@ -17,6 +17,7 @@
 #include "http/middleware.hpp"
 #include "http/server.hpp"
 #include "records/comment_schema.hpp"
+#include "records/search_index.hpp"
 #include "schema/migrator.hpp"
 
 namespace cairn::app {
@@ -95,6 +96,7 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   CAIRN_TRY(activity::EnsureActivitySchema(*parts->database));
   // Also without auth: a record's permanent delete removes its comments.
   CAIRN_TRY(records::EnsureCommentSchema(*parts->database));
+  CAIRN_TRY(records::EnsureSearchIndexes(*parts->database, parts->options.config));
 
   http::ServerOptions server_options;
   server_options.host = settings.host;

@@ -125,7 +125,7 @@ Result<std::string> RecordService::List(const config::Table& table, const Actor&
   }
   if (options.q && !options.q->empty()) {
     CAIRN_ASSIGN_OR_RETURN(query::Condition search,
-                           query::CompileSearch(*options.q, access, dialect));
+                           query::CompileSearch(*options.q, table, access, dialect));
     AppendCondition(where, params, std::move(search));
   }
   std::string order_by;

@@ -239,7 +239,11 @@ TEST_F(RecordsQuery, HiddenFieldsLookExactlyLikeMissingOnes) {
     const boost::json::value json = fields.Json();
     EXPECT_EQ(json.at("records").at(0).at("fields").as_object().size(), 1u) << fields.body;
   }
-  // q does not search hidden fields: "s1" is only in `secret`.
+  // q does not search hidden fields, through the index (3+ characters) or without it.
+  Add(R"({"title":"Zed","secret":"zebra-code"})");
+  EXPECT_EQ(Titles("q=zebra", &member_), Names{});
+  EXPECT_EQ(Titles("q=zebra"), Names{"Zed"});
+  // "s1" is only in `secret`.
   EXPECT_EQ(Titles("q=s1", &member_), Names{});
   EXPECT_EQ(Titles("q=s1"), Names{"Write docs"});  // the admin can read it
   // The admin may filter and sort on it.

@@ -1,39 +1,61 @@
 #include "records/query/search.hpp"
 
 #include "records/limits.hpp"
+#include "records/search_index.hpp"
 #include "schema/physical_model.hpp"
 
 namespace cairn::records::query {
 namespace {
 
-bool IsSearchable(const config::Field& field) {
-  switch (field.type) {
-    case config::FieldType::kSingleLineText:
-    case config::FieldType::kLongText:
-    case config::FieldType::kEmail:
-    case config::FieldType::kUrl:
-    case config::FieldType::kPhoneNumber:
-    case config::FieldType::kSingleSelect:
-    case config::FieldType::kMultiSelect:
-      return true;
-    default:
-      return false;
+// FTS5's trigram tokenizer matches nothing shorter.
+constexpr std::size_t kTrigramLength = 3;
+
+// Code points of UTF-8 text (continuation bytes are 10xxxxxx).
+std::size_t CodePoints(std::string_view text) {
+  std::size_t count = 0;
+  for (const char c : text) count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return count;
+}
+
+// FTS5 query: the phrase `q` within the given columns (`{a b} : "q"`, quotes doubled).
+std::string MatchQuery(const std::vector<std::string>& columns, std::string_view q) {
+  std::string out = "{";
+  for (const std::string& column : columns) {
+    if (out.size() > 1) out += ' ';
+    out += column;
   }
+  out += "} : \"";
+  for (const char c : q) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  out += '"';
+  return out;
 }
 
 }  // namespace
 
-Result<Condition> CompileSearch(std::string_view q, const access::TableAccess& access,
-                                const db::Dialect& dialect) {
+Result<Condition> CompileSearch(std::string_view q, const config::Table& table,
+                                const access::TableAccess& access, const db::Dialect& dialect) {
   if (q.size() > kMaxSearchLength) {
     return Error::Validation(
         "Invalid query parameter",
         {{"q", "at most " + std::to_string(kMaxSearchLength) + " characters"}});
   }
-  Condition condition;
-  const std::string pattern = "%" + db::Dialect::EscapeLike(q) + "%";
+  std::vector<const config::Field*> fields;
   for (const config::Field* field : access.ReadableFields()) {
-    if (!IsSearchable(*field)) continue;
+    if (IsSearchable(*field)) fields.push_back(field);
+  }
+  Condition condition;
+  if (fields.empty()) return Condition{"1 = 0", {}};  // nothing can match
+  // SQLite: the trigram index answers substrings of 3+ characters; shorter ones scan.
+  const auto index = SearchIndexSql(table);
+  if (!dialect.is_postgres() && index && CodePoints(q) >= kTrigramLength) {
+    std::vector<std::string> columns;
+    for (const config::Field* field : fields) columns.push_back(*schema::ColumnNameOf(*field));
+    condition.sql = "\"id\" IN (SELECT rowid FROM " + *index + " WHERE " + *index + " MATCH ?)";
+    condition.params.emplace_back(MatchQuery(columns, q));
+    return condition;
+  }
+  const std::string pattern = "%" + db::Dialect::EscapeLike(q) + "%";
+  for (const config::Field* field : fields) {
     condition.sql += condition.sql.empty() ? "(" : " OR ";
     condition.sql += db::Identifier(*schema::ColumnNameOf(*field)).quoted();
     if (dialect.is_postgres() && field->type == config::FieldType::kMultiSelect) {
@@ -43,8 +65,7 @@ Result<Condition> CompileSearch(std::string_view q, const access::TableAccess& a
         " " + std::string(dialect.CaseInsensitiveLike()) + " ?" + std::string(dialect.LikeEscape());
     condition.params.emplace_back(pattern);
   }
-  // No searchable field: nothing can match.
-  condition.sql = condition.sql.empty() ? "1 = 0" : condition.sql + ")";
+  condition.sql += ")";
   return condition;
 }
 

@@ -12,7 +12,8 @@
 
 namespace cairn::records::query {
 
-Result<Condition> CompileSearch(std::string_view q, const access::TableAccess& access,
-                                const db::Dialect& dialect);
+// On SQLite, `q` of 3+ characters goes through the table's trigram index (search_index.hpp).
+Result<Condition> CompileSearch(std::string_view q, const config::Table& table,
+                                const access::TableAccess& access, const db::Dialect& dialect);
 
 }  // namespace cairn::records::query
