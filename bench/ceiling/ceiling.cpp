@@ -235,7 +235,8 @@ void Exec(sqlite3* db, const char* sql) {
 constexpr const char* kSchema =
     "CREATE TABLE IF NOT EXISTS items("
     "id INTEGER PRIMARY KEY, name TEXT NOT NULL, amount INTEGER NOT NULL, "
-    "created_at INTEGER NOT NULL)";
+    "created_at INTEGER NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS items_amount ON items(amount)";
 
 // Creates the schema and, with --rows N, replaces the table's contents with rows 1..N.
 void PrepareDatabase(const DbOptions& options, std::optional<std::int64_t> rows) {
@@ -276,6 +277,14 @@ struct Statements {
         update_item(db,
                     "UPDATE items SET amount = ? WHERE id = ? "
                     "RETURNING id, name, amount, created_at"),
+        count_items(db, "SELECT COUNT(*) FROM items"),
+        list_items(db,
+                   "SELECT id, name, amount, created_at FROM items ORDER BY id LIMIT ? OFFSET ?"),
+        count_by_amount(db, "SELECT COUNT(*) FROM items WHERE amount = ?"),
+        list_by_amount(db,
+                       "SELECT id, name, amount, created_at FROM items WHERE amount = ? "
+                       "ORDER BY name, id LIMIT ? OFFSET ?"),
+        begin_read(db, "BEGIN"),
         begin(db, "BEGIN IMMEDIATE"),
         commit(db, "COMMIT"),
         rollback(db, "ROLLBACK") {}
@@ -284,7 +293,8 @@ struct Statements {
   Stmt get_item;
   Stmt insert_item;
   Stmt update_item;
-  Stmt begin, commit, rollback;
+  Stmt count_items, list_items, count_by_amount, list_by_amount;
+  Stmt begin_read, begin, commit, rollback;
 };
 
 // Everything one thread owns: its io_context, its connection, its statements.
@@ -498,6 +508,68 @@ void HandleCreateBatch(Worker& w, const Request& req, const Params&, Response& r
   res.result(http::status::created);
 }
 
+// The integer query parameter `name` of `target`, if present and well formed.
+std::optional<std::int64_t> QueryInt(std::string_view target, std::string_view name) {
+  const std::size_t question = target.find('?');
+  if (question == std::string_view::npos) return std::nullopt;
+  std::string_view rest = target.substr(question + 1);
+  while (!rest.empty()) {
+    const std::size_t amp = std::min(rest.find('&'), rest.size());
+    const std::string_view pair = rest.substr(0, amp);
+    const std::size_t eq = pair.find('=');
+    if (eq != std::string_view::npos && pair.substr(0, eq) == name) {
+      std::int64_t value = 0;
+      const std::string_view text = pair.substr(eq + 1);
+      const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (ec == std::errc{} && end == text.data() + text.size()) return value;
+      return std::nullopt;
+    }
+    rest.remove_prefix(std::min(amp + 1, rest.size()));
+  }
+  return std::nullopt;
+}
+
+// `?limit=20[&amount=500]`: one page (by id, or with the amount by name) and the total, in one
+// read transaction, in cairn's list envelope.
+void HandleListRecords(Worker& w, const Request& req, const Params&, Response& res) {
+  const std::int64_t limit =
+      std::clamp<std::int64_t>(QueryInt(req.target(), "limit").value_or(100), 1, 1000);
+  const std::optional<std::int64_t> amount = QueryInt(req.target(), "amount");
+  if (!Step(w.stmts->begin_read)) {
+    SetInternalError(res);
+    return;
+  }
+  std::int64_t total = 0;
+  {
+    StmtUse count(amount ? w.stmts->count_by_amount : w.stmts->count_items);
+    if (amount) sqlite3_bind_int64(*count, 1, *amount);
+    if (sqlite3_step(*count) == SQLITE_ROW) total = sqlite3_column_int64(*count, 0);
+  }
+  std::string& out = res.body();
+  out = "{\"records\":[";
+  {
+    StmtUse page(amount ? w.stmts->list_by_amount : w.stmts->list_items);
+    int at = 1;
+    if (amount) sqlite3_bind_int64(*page, at++, *amount);
+    sqlite3_bind_int64(*page, at++, limit);
+    sqlite3_bind_int64(*page, at, 0);
+    bool first = true;
+    while (sqlite3_step(*page) == SQLITE_ROW) {
+      if (!first) out += ',';
+      first = false;
+      AppendItem(out, *page);
+    }
+  }
+  Step(w.stmts->commit);
+  out += "],\"pagination\":{\"total\":";
+  AppendInt(out, total);
+  out += ",\"limit\":";
+  AppendInt(out, limit);
+  out += ",\"offset\":0,\"page\":1,\"totalPages\":";
+  AppendInt(out, (total + limit - 1) / limit);
+  out += "}}";
+}
+
 // ---------------------------------------------------------------------------------------------
 // Routing: method + path pattern; a `{name}` segment captures one path segment.
 
@@ -515,6 +587,7 @@ constexpr Route kRoutes[] = {
     {http::verb::get, "/records/{id}", HandleGetRecord},
     {http::verb::post, "/records", HandleCreateRecord},
     {http::verb::patch, "/records/{id}", HandlePatchRecord},
+    {http::verb::get, "/records", HandleListRecords},
     {http::verb::post, "/records/batch", HandleCreateBatch},
 };
 

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,8 @@ struct ActivityEntry {
 // Writes one entry, stamped now. Call it inside the write transaction of the change it
 // describes, so that both commit or neither does.
 Status RecordActivity(db::Connection& connection, const ActivityEntry& entry);
+// The same for many entries (a batch's), a few hundred rows per statement.
+Status RecordActivities(db::Connection& connection, std::span<const ActivityEntry> entries);
 
 // Nulls the actor reference of every entry by `user_id` (the account is being erased); the
 // entries themselves stay. Call it inside the transaction that deletes the user.

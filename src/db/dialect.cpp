@@ -146,6 +146,10 @@ std::string_view Dialect::CreateUnloggedTable() const {
   return is_postgres() ? "CREATE UNLOGGED TABLE" : "CREATE TABLE";
 }
 
+std::string Dialect::NotIndexed(std::string_view column_sql) const {
+  return (is_postgres() ? "" : "+") + std::string(column_sql);
+}
+
 std::string_view Dialect::CaseInsensitiveLike() const {
   return is_postgres() ? "ILIKE" : "LIKE";
 }

@@ -85,6 +85,11 @@ class Dialect {
   // Row lock for read-modify-write inside a write transaction. SQLite has one writer, so the
   // transaction itself is the lock and the clause is empty.
   std::string_view ForUpdate() const;
+  // `column_sql` in a form the planner will not answer from an index: SQLite `+"col"` (its
+  // documented way to rule a term out of index selection), PostgreSQL the column itself. For
+  // conditions that match nearly every row, where an index walk plus row lookups costs more
+  // than the scan the query does anyway.
+  std::string NotIndexed(std::string_view column_sql) const;
   // `LIKE` that ignores case: PostgreSQL ILIKE; SQLite's LIKE is case-insensitive for ASCII.
   std::string_view CaseInsensitiveLike() const;
   // Escape clause for LIKE patterns built with EscapeLike (`\` escapes `%`, `_`, `\`).

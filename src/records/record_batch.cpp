@@ -2,6 +2,7 @@
 // all are written in one transaction, so one bad item writes nothing.
 #include <charconv>
 
+#include "activity/activity.hpp"
 #include "common/time.hpp"
 #include "records/comment_service.hpp"
 #include "records/limits.hpp"
@@ -99,19 +100,20 @@ Result<std::string> RecordService::CreateMany(const config::Table& table, const 
           db::Access::kWrite,
           [&](db::Connection& connection) -> Status {
             records.resize(1);  // a retried transaction starts over
+            std::vector<activity::ActivityEntry> entries;
+            entries.reserve(all_writes.size());
             for (std::size_t i = 0; i < all_writes.size(); ++i) {
               const auto& writes = all_writes[i];
               CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, writes,
                                         Indexed("records", i) + ".fields"));
-              CAIRN_ASSIGN_OR_RETURN(std::int64_t id, InsertRow(connection, reader, actor, writes));
               CAIRN_ASSIGN_OR_RETURN(Snapshot created,
-                                     ReadSnapshot(connection, reader, access, id, false));
+                                     InsertRecord(connection, reader, access, actor, writes));
               if (records.size() > 1) records.push_back(',');
               records += created.record_json;
-              CAIRN_TRY(LogChange(connection, table, actor, "create", id,
-                                  Changes({}, created.fields_json)));
+              entries.push_back(ChangeEntry(table, actor, "create", created.id,
+                                            Changes({}, created.fields_json)));
             }
-            return {};
+            return activity::RecordActivities(connection, entries);
           }),
       "records"));
   return R"({"created":)" + std::to_string(all_writes.size()) + R"(,"records":)" + records + "]}";

@@ -60,11 +60,11 @@ Result<std::string> RecordService::Create(const config::Table& table, const Acto
   CAIRN_TRY(UniqueAsValidation(
       database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
         CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, writes, "fields"));
-        CAIRN_ASSIGN_OR_RETURN(std::int64_t id, InsertRow(connection, reader, actor, writes));
         CAIRN_ASSIGN_OR_RETURN(Snapshot created,
-                               ReadSnapshot(connection, reader, access, id, false));
+                               InsertRecord(connection, reader, access, actor, writes));
         record = std::move(created.record_json);
-        return LogChange(connection, table, actor, "create", id, Changes({}, created.fields_json));
+        return LogChange(connection, table, actor, "create", created.id,
+                         Changes({}, created.fields_json));
       })));
   return record;
 }

@@ -139,13 +139,12 @@ Result<std::string> RecordService::Upsert(const config::Table& table, const Acto
             if (item.create_error) return *item.create_error;
             CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, item.create_writes,
                                       "fields"));
-            CAIRN_ASSIGN_OR_RETURN(std::int64_t id,
-                                   InsertRow(connection, reader, actor, item.create_writes));
-            CAIRN_ASSIGN_OR_RETURN(Snapshot after, ReadSnapshot(connection, reader, access, id,
-                                                                false, Shape::kWithFlat));
-            CAIRN_TRY(
-                LogChange(connection, table, actor, "create", id, Changes({}, after.fields_json)));
-            outcomes.push_back({id, true, std::move(after.flat_json)});
+            CAIRN_ASSIGN_OR_RETURN(
+                Snapshot after, InsertRecord(connection, reader, access, actor, item.create_writes,
+                                             Shape::kWithFlat));
+            CAIRN_TRY(LogChange(connection, table, actor, "create", after.id,
+                                Changes({}, after.fields_json)));
+            outcomes.push_back({after.id, true, std::move(after.flat_json)});
             continue;
           }
           if (!access.Can(Action::kUpdate)) return Denied("update");

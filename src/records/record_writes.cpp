@@ -5,7 +5,6 @@
 
 #include <boost/json/parse.hpp>
 
-#include "activity/activity.hpp"
 #include "common/time.hpp"
 #include "db/dialect.hpp"
 #include "schema/physical_model.hpp"
@@ -24,21 +23,30 @@ Error Denied(std::string_view what) {
   return Error::Forbidden("You may not " + std::string(what) + " records of this table");
 }
 
+namespace {
+
+void FillSnapshot(const db::Row& row, const RecordReader& reader, const access::TableAccess& access,
+                  Shape shape, Snapshot& snapshot) {
+  snapshot.found = true;
+  snapshot.id = row.GetInt64(RecordReader::kIdColumn);
+  snapshot.deleted = !row.IsNull(RecordReader::kDeletedAtColumn);
+  snapshot.updated_at = row.GetTimestampMillis(RecordReader::kUpdatedAtColumn);
+  reader.AppendAllFields(row, snapshot.fields_json);
+  reader.AppendRecord(row, &access.ReadableFields(), snapshot.record_json);
+  if (shape == Shape::kWithFlat)
+    reader.AppendFlat(row, access.ReadableFields(), snapshot.flat_json);
+}
+
+}  // namespace
+
 Result<Snapshot> ReadSnapshot(db::Connection& connection, const RecordReader& reader,
                               const access::TableAccess& access, std::int64_t id, bool for_update,
                               Shape shape) {
   std::string sql = reader.select_by_id_sql();
   if (for_update) sql += connection.dialect().ForUpdate();
   Snapshot snapshot;
-  CAIRN_TRY(connection.Execute(sql, {id}, [&](const db::Row& row) {
-    snapshot.found = true;
-    snapshot.deleted = !row.IsNull(RecordReader::kDeletedAtColumn);
-    snapshot.updated_at = row.GetTimestampMillis(RecordReader::kUpdatedAtColumn);
-    reader.AppendAllFields(row, snapshot.fields_json);
-    reader.AppendRecord(row, &access.ReadableFields(), snapshot.record_json);
-    if (shape == Shape::kWithFlat)
-      reader.AppendFlat(row, access.ReadableFields(), snapshot.flat_json);
-  }));
+  CAIRN_TRY(connection.Execute(
+      sql, {id}, [&](const db::Row& row) { FillSnapshot(row, reader, access, shape, snapshot); }));
   return snapshot;
 }
 
@@ -47,8 +55,8 @@ std::string Changes(const std::string& before, const std::string& after) {
          ",\"after\":" + (after.empty() ? std::string("null") : after) + "}";
 }
 
-Status LogChange(db::Connection& connection, const config::Table& table, const Actor& actor,
-                 std::string_view action, std::int64_t id, std::string changes) {
+activity::ActivityEntry ChangeEntry(const config::Table& table, const Actor& actor,
+                                    std::string_view action, std::int64_t id, std::string changes) {
   activity::ActivityEntry entry;
   entry.action = std::string(action);
   entry.table_name = table.name;
@@ -57,7 +65,13 @@ Status LogChange(db::Connection& connection, const config::Table& table, const A
   entry.changes_json = std::move(changes);
   entry.ip_address = actor.ip_address;
   entry.user_agent = actor.user_agent;
-  return activity::RecordActivity(connection, entry);
+  return entry;
+}
+
+Status LogChange(db::Connection& connection, const config::Table& table, const Actor& actor,
+                 std::string_view action, std::int64_t id, std::string changes) {
+  return activity::RecordActivity(connection,
+                                  ChangeEntry(table, actor, action, id, std::move(changes)));
 }
 
 Status UniqueAsValidation(Status status, std::string_view path) {
@@ -180,27 +194,41 @@ Status CheckReferences(db::Connection& connection, const config::AppConfig& conf
   return {};
 }
 
-Result<std::int64_t> InsertRow(db::Connection& connection, const RecordReader& reader,
-                               const Actor& actor, const std::vector<FieldWrite>& writes) {
+Result<Snapshot> InsertRecord(db::Connection& connection, const RecordReader& reader,
+                              const access::TableAccess& access, const Actor& actor,
+                              const std::vector<FieldWrite>& writes, Shape shape) {
   const std::int64_t now = time::NowMillis();
   std::string sql = "INSERT INTO " + reader.table_sql() +
                     " (\"created_at\", \"updated_at\", \"created_by\", \"updated_by\"";
   std::vector<db::Value> params{db::Timestamp{now}, db::Timestamp{now},
                                 std::string_view(actor.user_id), std::string_view(actor.user_id)};
+  bool links = false;
   for (const FieldWrite& write : writes) {
     const auto column = schema::ColumnNameOf(*write.field);
-    if (!column) continue;  // many-to-many: the junction table, below
+    if (!column) {  // many-to-many: the junction table, below
+      links = true;
+      continue;
+    }
     sql += ", " + db::Identifier(*column).quoted();
     params.push_back(write.value);
   }
   sql += ") VALUES (?";
   for (std::size_t i = 1; i < params.size(); ++i) sql += ", ?";
   sql += ")";
+  Snapshot created;
+  if (!links) {
+    // The row as written, without a second statement (a new row has no related rows yet).
+    sql += " RETURNING " + reader.columns_sql();
+    CAIRN_TRY(connection.Execute(sql, params, [&](const db::Row& row) {
+      FillSnapshot(row, reader, access, shape, created);
+    }));
+    return created;
+  }
   sql += connection.dialect().ReturningId();
   std::int64_t id = 0;
   CAIRN_TRY(connection.Execute(sql, params, [&](const db::Row& row) { id = row.GetInt64(0); }));
   CAIRN_TRY(WriteLinks(connection, reader, id, writes, false));
-  return id;
+  return ReadSnapshot(connection, reader, access, id, false, shape);
 }
 
 Status UpdateRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,

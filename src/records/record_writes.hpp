@@ -9,6 +9,7 @@
 
 #include "access/access_index.hpp"
 #include "access/table_access.hpp"
+#include "activity/activity.hpp"
 #include "common/result.hpp"
 #include "config/model.hpp"
 #include "db/database.hpp"
@@ -25,6 +26,7 @@ Error Denied(std::string_view what);
 // The record as it is now, read inside the write transaction (locked on PostgreSQL).
 struct Snapshot {
   bool found = false;
+  std::int64_t id = 0;
   bool deleted = false;
   std::int64_t updated_at = 0;
   std::string fields_json;  // every field: the activity log's before/after
@@ -38,7 +40,9 @@ Result<Snapshot> ReadSnapshot(db::Connection& connection, const RecordReader& re
 
 // `{"before":…,"after":…}`; an empty side is null.
 std::string Changes(const std::string& before, const std::string& after);
-// The activity entry of one record event (its history, D35).
+// The activity entry of one record event (its history, D35), and writing it.
+activity::ActivityEntry ChangeEntry(const config::Table& table, const Actor& actor,
+                                    std::string_view action, std::int64_t id, std::string changes);
 Status LogChange(db::Connection& connection, const config::Table& table, const Actor& actor,
                  std::string_view action, std::int64_t id, std::string changes);
 // A unique violation is the caller's mistake: 400 naming the field (D31), not a conflict.
@@ -52,9 +56,11 @@ Status CheckReferences(db::Connection& connection, const config::AppConfig& conf
                        const access::AccessIndex& access, std::string_view role,
                        const std::vector<FieldWrite>& writes, std::string_view path);
 
-// INSERT with authorship stamps, then the many-to-many links; returns the new id.
-Result<std::int64_t> InsertRow(db::Connection& connection, const RecordReader& reader,
-                               const Actor& actor, const std::vector<FieldWrite>& writes);
+// INSERT with authorship stamps, then the many-to-many links; returns the new record as
+// ReadSnapshot would (read back by the INSERT itself when it writes no links).
+Result<Snapshot> InsertRecord(db::Connection& connection, const RecordReader& reader,
+                              const access::TableAccess& access, const Actor& actor,
+                              const std::vector<FieldWrite>& writes, Shape shape = Shape::kRecord);
 // UPDATE of the given fields plus updated_at (strictly after `previous_updated_at`, so
 // optimistic locking always sees a change) and updated_by; many-to-many links written are
 // replaced.
