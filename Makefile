@@ -38,11 +38,13 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	cmake --preset fuzz
 	cmake --build --preset fuzz
-	mkdir -p build/fuzz/corpus/config build/fuzz/corpus/request
+	mkdir -p build/fuzz/corpus/config build/fuzz/corpus/request build/fuzz/corpus/list_query
 	build/fuzz/fuzz/config_fuzzer -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -rss_limit_mb=4096 \
 	  build/fuzz/corpus/config fuzz/corpus/config tests/fixtures/configs
 	build/fuzz/fuzz/request_fuzzer -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	  build/fuzz/corpus/request fuzz/corpus/request
+	build/fuzz/fuzz/list_query_fuzzer -max_total_time=$(FUZZ_SECONDS) -max_len=2048 \
+	  build/fuzz/corpus/list_query fuzz/corpus/list_query
 
 format:
 	find src tests bench fuzz -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i

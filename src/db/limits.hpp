@@ -29,6 +29,10 @@ inline constexpr std::chrono::milliseconds kCloseGrace{10000};
 inline constexpr std::string_view kSqliteSynchronous = "FULL";
 // How long a connection waits on a lock held by another process before SQLITE_BUSY.
 inline constexpr std::chrono::milliseconds kSqliteBusyTimeout{5000};
+// Bytes of the database file each connection reads through a memory map instead of read()
+// calls into its own page cache: scans of large tables stop copying every page per query, and
+// all connections share the operating system's cached pages. Address space, not memory.
+inline constexpr std::int64_t kSqliteMmapBytes = 256LL * 1024 * 1024;
 // Reader connections (concurrent read transactions) when DatabaseOptions::pool_size is 0.
 inline constexpr int kDefaultSqliteReaders = 4;
 // The background checkpointer copies the WAL into the database (PASSIVE, never blocking

@@ -138,7 +138,8 @@ TEST_F(SearchIndexTest, PostgresIndexesEachSearchableColumn) {
   if (!dialect().is_postgres()) GTEST_SKIP() << "pg_trgm indexes are PostgreSQL's";
   Prepare(NotesConfig());
   EXPECT_EQ(QueryInt(database(),
-                     "SELECT COUNT(*) FROM pg_indexes WHERE tablename = 'notes' AND "
+                     "SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND "
+                     "tablename = 'notes' AND "
                      "indexdef LIKE '%gin_trgm_ops%'"),
             2);  // title and body, not stars
 }

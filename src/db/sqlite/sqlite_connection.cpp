@@ -171,7 +171,7 @@ Result<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(
 
   std::string pragmas = "PRAGMA foreign_keys = ON; PRAGMA synchronous = ";
   pragmas += kSqliteSynchronous;
-  pragmas += ";";
+  pragmas += "; PRAGMA mmap_size = " + std::to_string(kSqliteMmapBytes) + ";";
   if (settings.role == Role::kWriter) {
     // The writer's WAL hook replaces auto-checkpointing; checkpoints run on their own thread.
     pragmas += " PRAGMA wal_autocheckpoint = 0;";
