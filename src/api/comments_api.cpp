@@ -82,15 +82,13 @@ class CommentRoutes : public std::enable_shared_from_this<CommentRoutes> {
            Target target;
            target.table = resolved.table;
            target.actor = std::move(resolved.actor);
-           // Ids are positive integers; anything else names nothing. The service answers for the
-           // table first (no read access → 404 either way).
-           const auto record_id = ParsePositiveId(request.PathParam("recordId"));
-           const auto comment_id = has_comment ? ParsePositiveId(request.PathParam("commentId"))
-                                               : std::optional<std::int64_t>(0);
-           if (!record_id) return Error::NotFound("Record not found");
-           if (!comment_id) return Error::NotFound("Comment not found");
-           target.record_id = *record_id;
-           target.comment_id = *comment_id;
+           // Ids are positive integers; anything else names nothing, and the service answers
+           // for the table first, so a hidden table and a missing one look the same.
+           target.record_id = ParsePositiveId(request.PathParam("recordId")).value_or(kNoRecord);
+           if (has_comment) {
+             target.comment_id =
+                 ParsePositiveId(request.PathParam("commentId")).value_or(kNoRecord);
+           }
            return ((*self).*handler)(request, target);
          }});
   }

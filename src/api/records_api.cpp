@@ -120,9 +120,9 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
            CAIRN_ASSIGN_OR_RETURN(TableTarget resolved, ResolveTableTarget(request, self->config_));
            Target target{resolved.table, std::move(resolved.actor)};
            if (has_record) {
-             const auto id = ParsePositiveId(request.PathParam("recordId"));
-             if (!id) return Error::NotFound("Record not found");
-             target.record_id = *id;
+             // A malformed id names no record; the service still answers for the table first,
+             // so a hidden table and a missing one look the same.
+             target.record_id = ParsePositiveId(request.PathParam("recordId")).value_or(kNoRecord);
            }
            return ((*self).*handler)(request, target);
          }});

@@ -15,6 +15,9 @@ namespace cairn::api {
 
 // A positive integer id from a path segment, or nothing (such a path names no record).
 std::optional<std::int64_t> ParsePositiveId(std::string_view text);
+// The id passed on for a malformed one: no row has it, so lookups answer 404 after the table's
+// own checks.
+inline constexpr std::int64_t kNoRecord = 0;
 
 // The query parameter `name` as an integer in [min, max]; `fallback` when it is absent; a 400
 // naming it otherwise.

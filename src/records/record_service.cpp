@@ -169,12 +169,19 @@ Result<std::string> RecordService::History(const config::Table& table, const Act
                                            std::int64_t id, const HistoryOptions& options) {
   const access::TableAccess& access = access_.For(table, actor.role);
   if (!access.Can(Action::kRead)) return TableNotFound();
+  // History outlives nothing: a permanently deleted record answers 404 like one that never
+  // existed (its purged values stay only in the admin's activity log). A record in the trash
+  // keeps its history, which tells who deleted it.
+  bool exists = false;
+  CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
+    CAIRN_TRY(
+        connection.Execute("SELECT 1 FROM " + ReaderOf(table).table_sql() + " WHERE \"id\" = ?",
+                           {id}, [&](const db::Row&) { exists = true; }));
+    return {};
+  }));
+  if (!exists) return RecordNotFound();
   CAIRN_ASSIGN_OR_RETURN(auto page, activity::ListRecordHistory(database_, table.name, id,
                                                                 options.limit, options.offset));
-  // A record the caller cannot see has no visible history: the same 404 as a missing one.
-  if (page.total == 0) {
-    CAIRN_TRY(Get(table, actor, id));
-  }
   std::string out = R"({"history":[)";
   bool first = true;
   for (const auto& entry : page.entries) {

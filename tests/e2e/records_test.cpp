@@ -143,6 +143,19 @@ TEST(Records, RolesAndTablesFollowThePermissions) {
   EXPECT_EQ(hidden.Json().at("message"), missing.Json().at("message"));
   EXPECT_EQ(app.Send(member, "POST", "/api/tables/secrets/records", R"({"fields":{}})").status,
             404);
+  // A malformed record id does not tell a hidden table from a missing one either.
+  for (const char* suffix : {"/records/abc", "/records/0", "/records/abc/history",
+                             "/records/abc/comments", "/records/1/comments/abc"}) {
+    SCOPED_TRACE(suffix);
+    const auto hidden_record = app.Send(member, "GET", std::string("/api/tables/secrets") + suffix);
+    const auto missing_record =
+        app.Send(member, "GET", std::string("/api/tables/nothing") + suffix);
+    EXPECT_EQ(hidden_record.status, 404);
+    EXPECT_EQ(hidden_record.body, missing_record.body);
+    EXPECT_EQ(hidden_record.Json().at("message"), "Table not found");
+  }
+  EXPECT_EQ(app.Send(app.admin(), "GET", "/api/tables/secrets/records/abc").Json().at("message"),
+            "Record not found");
   EXPECT_EQ(app.Send(app.admin(), "GET", "/api/tables/secrets/records").status, 200);
   // By id and by slug too.
   EXPECT_EQ(app.Send(app.admin(), "GET", "/api/tables/2/records").status, 200);
@@ -229,6 +242,17 @@ TEST(Records, HistoryShowsEveryChangeNewestFirstWithoutHiddenFields) {
   ASSERT_EQ(admin_view.Json().at("history").as_array().size(), 1u);
   EXPECT_EQ(admin_view.Json().at("history").at(0).at("changes").at("after").at("salary"), 1);
   EXPECT_EQ(app.Send(member, "GET", kContacts + "/12345/history").status, 404);
+
+  // A record in the trash keeps its history; a permanently deleted one has none to show, even
+  // to the admin (its values stay only in the activity log).
+  ASSERT_EQ(app.Send(app.admin(), "DELETE", kContacts + "/" + id).status, 204);
+  EXPECT_EQ(app.Send(member, "GET", kContacts + "/" + id + "/history").status, 200);
+  ASSERT_EQ(app.Send(app.admin(), "DELETE", kContacts + "/" + id + "?permanent=true").status, 204);
+  for (const Caller& caller : {member, app.admin()}) {
+    const auto purged = app.Send(caller, "GET", kContacts + "/" + id + "/history");
+    EXPECT_EQ(purged.status, 404) << purged.body;
+    EXPECT_EQ(purged.body.find("\"H\""), std::string::npos) << purged.body;
+  }
 }
 
 TEST(Records, ListsPageThroughAllMatchingRows) {
