@@ -52,6 +52,7 @@ Result<records::ListOptions> ParseListOptions(const Request& request) {
   options.view = copy("view");
   options.aggregate = copy("aggregate");
   options.group_by = copy("groupBy");
+  CAIRN_ASSIGN_OR_RETURN(options.format, ParseReadFormat(request));
   return options;
 }
 
@@ -199,9 +200,10 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
     return Response::RawJson(200, std::move(out));
   }
 
-  Result<Response> Get(Request&, const Target& target) {
+  Result<Response> Get(Request& request, const Target& target) {
+    CAIRN_ASSIGN_OR_RETURN(const records::ReadFormat format, ParseReadFormat(request));
     CAIRN_ASSIGN_OR_RETURN(std::string record,
-                           records_.Get(*target.table, target.actor, target.record_id));
+                           records_.Get(*target.table, target.actor, target.record_id, format));
     return Response::RawJson(200, std::move(record));
   }
 

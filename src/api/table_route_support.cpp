@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "api/session_layer.hpp"
+#include "config/locale_data.hpp"
 
 namespace cairn::api {
 
@@ -25,6 +26,26 @@ Result<std::int64_t> QueryInteger(const http::Request& request, std::string_view
                                                       " to " + std::to_string(max)}});
   }
   return value;
+}
+
+Result<records::ReadFormat> ParseReadFormat(const http::Request& request) {
+  records::ReadFormat format;
+  if (const auto text = request.Query("format")) {
+    if (*text != "raw" && *text != "display") {
+      return Error::Validation("Invalid query parameter", {{"format", "must be raw or display"}});
+    }
+    format.display = *text == "display";
+  }
+  if (const auto zone = request.Query("timezone")) {
+    if (!config::IsKnownTimeZone(*zone)) {
+      return Error::Validation("Invalid query parameter",
+                               {{"timezone",
+                                 "must be an IANA time zone such as Europe/Paris or "
+                                 "America/New_York"}});
+    }
+    format.timezone = std::string(*zone);
+  }
+  return format;
 }
 
 Result<TableTarget> ResolveTableTarget(const http::Request& request,

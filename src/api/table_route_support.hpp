@@ -10,6 +10,7 @@
 #include "config/model.hpp"
 #include "http/request.hpp"
 #include "records/actor.hpp"
+#include "records/display_context.hpp"
 
 namespace cairn::api {
 
@@ -23,6 +24,10 @@ inline constexpr std::int64_t kNoRecord = 0;
 // naming it otherwise.
 Result<std::int64_t> QueryInteger(const http::Request& request, std::string_view name,
                                   std::int64_t min, std::int64_t max, std::int64_t fallback);
+
+// `format` (raw or display, D39) and `timezone` (an IANA zone) of a record read; a 400 naming
+// the parameter otherwise.
+Result<records::ReadFormat> ParseReadFormat(const http::Request& request);
 
 // The table `{tableId}` names and the caller acting on it (the route requires a session).
 struct TableTarget {

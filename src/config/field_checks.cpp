@@ -126,6 +126,12 @@ class FieldValueChecker {
             "'" + std::string(*text) + "' is not valid: expected " + expected);
       }
     }
+    if (auto pattern = StringAt(f, "format"); pattern && !IsValidDatePattern(*pattern)) {
+      Add(PathKey(path, "format"),
+          "'" + std::string(*pattern) +
+              "' is not a date pattern (use Unicode date symbols such as yyyy-MM-dd HH:mm, with "
+              "literal text in single quotes)");
+    }
     if (auto zone = StringAt(f, "timezone"); zone && !IsKnownTimeZone(*zone)) {
       Add(PathKey(path, "timezone"), "unknown time zone '" + std::string(*zone) +
                                          "' (expected an IANA name such as Europe/Paris)");

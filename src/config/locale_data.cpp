@@ -1,8 +1,10 @@
 #include "config/locale_data.hpp"
 
+#include <algorithm>
 #include <set>
 #include <string>
 
+#include <unicode/smpdtfmt.h>
 #include <unicode/timezone.h>
 #include <unicode/ucurr.h>
 #include <unicode/uenum.h>
@@ -53,6 +55,34 @@ bool IsKnownTimeZone(std::string_view id) {
   UErrorCode status = U_ZERO_ERROR;
   icu::TimeZone::getCanonicalID(zone, canonical, is_system_id, status);
   return U_SUCCESS(status) && is_system_id;
+}
+
+std::string IcuDatePattern(std::string_view format) {
+  std::string pattern(format);
+  bool quoted = false;
+  for (char& c : pattern) {
+    if (c == '\'') quoted = !quoted;
+    if (quoted) continue;
+    if (c == 'Y') c = 'y';
+    if (c == 'D') c = 'd';
+    if (c == 'A') c = 'a';
+  }
+  return pattern;
+}
+
+bool IsValidDatePattern(std::string_view format) {
+  if (format.empty() || format.size() > kMaxDatePatternLength) return false;
+  const std::string pattern = IcuDatePattern(format);
+  if (std::count(pattern.begin(), pattern.end(), '\'') % 2 != 0) return false;
+  UErrorCode status = U_ZERO_ERROR;
+  icu::SimpleDateFormat formatter(icu::UnicodeString::fromUTF8(icu::StringPiece(
+                                      pattern.data(), static_cast<int32_t>(pattern.size()))),
+                                  icu::Locale("en", "US"), status);
+  if (U_FAILURE(status)) return false;
+  // Unknown symbols fail only when used.
+  icu::UnicodeString sample;
+  formatter.format(1.7e12, sample, nullptr, status);
+  return U_SUCCESS(status);
 }
 
 }  // namespace cairn::config

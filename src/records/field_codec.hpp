@@ -14,6 +14,7 @@
 #include "config/model.hpp"
 #include "db/row.hpp"
 #include "db/value.hpp"
+#include "records/display_context.hpp"
 
 namespace cairn::records {
 
@@ -37,6 +38,18 @@ class FieldCodec {
 
   // The JSON Schema of the field's value on the wire (nullable unless required).
   virtual boost::json::value JsonSchema(const config::Field& field) const = 0;
+
+  // Appends the value's display form for `format=display` (D39): a JSON string for numbers,
+  // dates, times, durations and json (`"$1,234.50"`, `"Nov 24, 2026, 8:44 AM"`), attachment
+  // objects with display names; a NULL column stays null.
+  void AppendDisplay(const config::Field& field, const db::Row& row, int column,
+                     DisplayContext& context, std::string& out) const;
+
+ protected:
+  // The display form of a column that is not NULL. The default is the raw JSON, for the types
+  // whose stored value is already what a person reads (text, selects, checkbox, relationships).
+  virtual void AppendDisplayValue(const config::Field& field, const db::Row& row, int column,
+                                  DisplayContext& context, std::string& out) const;
 };
 
 // The codec of a field type; every type has one.

@@ -159,6 +159,10 @@ Result<std::string> RecordService::List(const config::Table& table, const Actor&
                                                  " WHERE \"deleted_at\" IS NOT NULL)"
                                            : "SELECT COUNT(*) FROM " + reader.table_sql() + where;
   const int offset = options.page ? (*options.page - 1) * options.limit : options.offset;
+  std::optional<DisplayContext> display;
+  if (options.format.display) {
+    CAIRN_ASSIGN_OR_RETURN(display, DisplayContext::Make(options.format.timezone));
+  }
   std::int64_t total = 0;
   std::string records = "[";
   std::string summary;  // `,"aggregations":{…}` or `,"groups":[…]`
@@ -173,7 +177,8 @@ Result<std::string> RecordService::List(const config::Table& table, const Actor&
                                      where + " ORDER BY " + order_by + " LIMIT ? OFFSET ?",
                                  page_params, [&](const db::Row& row) {
                                    if (records.size() > 1) records.push_back(',');
-                                   reader.AppendRecord(row, &selected, records);
+                                   reader.AppendRecord(row, &selected, records,
+                                                       display ? &*display : nullptr);
                                  }));
     if (!plan.empty()) {
       summary.clear();

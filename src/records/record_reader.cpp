@@ -83,11 +83,16 @@ RecordReader::RecordReader(const config::AppConfig& config, const config::Table&
   select_live_by_id_sql_ = select_by_id_sql_ + " AND \"deleted_at\" IS NULL";
 }
 
-void RecordReader::AppendField(const StoredField& stored, const db::Row& row,
-                               std::string& out) const {
+void RecordReader::AppendField(const StoredField& stored, const db::Row& row, std::string& out,
+                               DisplayContext* display) const {
   json::AppendString(out, stored.field->name);
   out.push_back(':');
-  CodecOf(*stored.field).AppendJson(*stored.field, row, stored.column, out);
+  const FieldCodec& codec = CodecOf(*stored.field);
+  if (display != nullptr) {
+    codec.AppendDisplay(*stored.field, row, stored.column, *display, out);
+  } else {
+    codec.AppendJson(*stored.field, row, stored.column, out);
+  }
 }
 
 const RecordReader::LinkField* RecordReader::LinkOf(const config::Field& field) const {
@@ -122,8 +127,8 @@ void RecordReader::AppendFlat(const db::Row& row, const std::vector<const config
 }
 
 void RecordReader::AppendRecord(const db::Row& row,
-                                const std::vector<const config::Field*>* readable,
-                                std::string& out) const {
+                                const std::vector<const config::Field*>* readable, std::string& out,
+                                DisplayContext* display) const {
   out += R"({"id":")";
   out += std::to_string(row.GetInt64(kIdColumn));
   out += R"(","fields":{)";
@@ -135,7 +140,7 @@ void RecordReader::AppendRecord(const db::Row& row,
     }
     if (!first) out.push_back(',');
     first = false;
-    AppendField(stored, row, out);
+    AppendField(stored, row, out, display);
   }
   out += R"(},"createdBy":)";
   AppendText(row, 3, out);

@@ -11,6 +11,7 @@
 #include "config/model.hpp"
 #include "db/dialect.hpp"
 #include "db/row.hpp"
+#include "records/display_context.hpp"
 
 namespace cairn::records {
 
@@ -33,9 +34,10 @@ class RecordReader {
   const std::string& select_by_id_sql() const { return select_by_id_sql_; }
   const std::string& select_live_by_id_sql() const { return select_live_by_id_sql_; }
 
-  // The record JSON with the fields `readable` allows (null: every field).
+  // The record JSON with the fields `readable` allows (null: every field); field values in their
+  // display form when `display` is given (D39), else raw.
   void AppendRecord(const db::Row& row, const std::vector<const config::Field*>* readable,
-                    std::string& out) const;
+                    std::string& out, DisplayContext* display = nullptr) const;
   // The upsert's flat shape (D33): {"id":7, <readable field>: value, …}.
   void AppendFlat(const db::Row& row, const std::vector<const config::Field*>& readable,
                   std::string& out) const;
@@ -52,7 +54,8 @@ class RecordReader {
     int column;
     bool in_history;  // one-to-many changes with the other table, so history leaves it out
   };
-  void AppendField(const StoredField& stored, const db::Row& row, std::string& out) const;
+  void AppendField(const StoredField& stored, const db::Row& row, std::string& out,
+                   DisplayContext* display = nullptr) const;
 
   std::string table_sql_;
   std::string columns_sql_;

@@ -70,14 +70,18 @@ Result<std::string> RecordService::Create(const config::Table& table, const Acto
 }
 
 Result<std::string> RecordService::Get(const config::Table& table, const Actor& actor,
-                                       std::int64_t id) {
+                                       std::int64_t id, const ReadFormat& format) {
   const access::TableAccess& access = access_.For(table, actor.role);
   if (!access.Can(Action::kRead)) return TableNotFound();
   const RecordReader& reader = ReaderOf(table);
+  std::optional<DisplayContext> display;
+  if (format.display) {
+    CAIRN_ASSIGN_OR_RETURN(display, DisplayContext::Make(format.timezone));
+  }
   std::string record;
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
     CAIRN_TRY(connection.Execute(reader.select_live_by_id_sql(), {id}, [&](const db::Row& row) {
-      reader.AppendRecord(row, &access.ReadableFields(), record);
+      reader.AppendRecord(row, &access.ReadableFields(), record, display ? &*display : nullptr);
     }));
     return {};
   }));

@@ -19,6 +19,7 @@
 #include "config/model.hpp"
 #include "db/database.hpp"
 #include "records/actor.hpp"
+#include "records/display_context.hpp"
 #include "records/record_reader.hpp"
 
 namespace cairn::records {
@@ -43,6 +44,7 @@ struct ListOptions {
   bool view_in_path = false;
   // D38: `aggregations` (no groupBy) or `groups` over all matching rows.
   std::optional<std::string> aggregate, group_by;
+  ReadFormat format;  // D39: raw or display values
 };
 
 struct HistoryOptions {
@@ -57,7 +59,8 @@ class RecordService {
 
   Result<std::string> Create(const config::Table& table, const Actor& actor,
                              const boost::json::value& body);
-  Result<std::string> Get(const config::Table& table, const Actor& actor, std::int64_t id);
+  Result<std::string> Get(const config::Table& table, const Actor& actor, std::int64_t id,
+                          const ReadFormat& format = {});
   // `body` may carry `updatedAt`: when it differs from the stored one → 409, nothing written.
   Result<std::string> Update(const config::Table& table, const Actor& actor, std::int64_t id,
                              const boost::json::value& body);

@@ -4,6 +4,7 @@
 #include <boost/json/array.hpp>
 
 #include "common/json.hpp"
+#include "records/display/attachment_display.hpp"
 #include "records/fields/attachment_value.hpp"
 #include "records/fields/codec_support.hpp"
 #include "records/fields/codecs.hpp"
@@ -34,6 +35,11 @@ class AttachmentCodecImpl final : public FieldCodec {
     out += "{\"path\":";
     json::AppendString(out, text);
     out += '}';
+  }
+
+  void AppendDisplayValue(const config::Field& /*field*/, const db::Row& row, int column,
+                          DisplayContext& /*context*/, std::string& out) const override {
+    display::AppendAttachments(row.GetText(column), out);
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

@@ -1,5 +1,6 @@
 // date: `YYYY-MM-DD`, a real calendar date, stored as that text (it sorts as text).
 #include "config/value_formats.hpp"
+#include "records/display/date_display.hpp"
 #include "records/fields/codec_support.hpp"
 #include "records/fields/codecs.hpp"
 
@@ -20,6 +21,11 @@ class DateCodecImpl final : public TextColumnCodec {
                      Quoted(text));
     }
     return db::Value(std::string(text));
+  }
+
+  void AppendDisplayValue(const config::Field& field, const db::Row& row, int column,
+                          DisplayContext& context, std::string& out) const override {
+    display::AppendDate(context, field, row.GetText(column), out);
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

@@ -1,6 +1,7 @@
 // datetime: ISO 8601 with an offset or Z, stored as UTC milliseconds (db::Timestamp) and written
 // back as ISO 8601 UTC with milliseconds (`2024-05-01T07:00:00.000Z`).
 #include "common/time.hpp"
+#include "records/display/date_display.hpp"
 #include "records/fields/codec_support.hpp"
 #include "records/fields/codecs.hpp"
 
@@ -32,6 +33,11 @@ class DatetimeCodecImpl final : public FieldCodec {
     out += '"';
     time::AppendIso(out, row.GetTimestampMillis(column));
     out += '"';
+  }
+
+  void AppendDisplayValue(const config::Field& field, const db::Row& row, int column,
+                          DisplayContext& context, std::string& out) const override {
+    display::AppendDatetime(context, field, row.GetTimestampMillis(column), out);
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

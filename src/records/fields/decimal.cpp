@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "db/decimal.hpp"
+#include "records/display/number_display.hpp"
 #include "records/fields/codec_support.hpp"
 #include "records/fields/codecs.hpp"
 #include "records/fields/exact_number.hpp"
@@ -71,6 +72,11 @@ class DecimalCodecImpl final : public FieldCodec {
     }
     // A JSON number with exactly the field's places (`12.50`).
     db::AppendDecimal(out, row.GetDecimal(column, field.scale));
+  }
+
+  void AppendDisplayValue(const config::Field& field, const db::Row& row, int column,
+                          DisplayContext& context, std::string& out) const override {
+    display::AppendDecimalNumber(context, field, row.GetDecimal(column, field.scale), out);
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

@@ -1,10 +1,24 @@
 // duration (D8): a whole number of seconds, at least 0.
+#include <cstdio>
+
+#include "records/display/number_display.hpp"
 #include "records/fields/codec_support.hpp"
 #include "records/fields/codecs.hpp"
 #include "records/fields/exact_number.hpp"
 
 namespace cairn::records::fields {
 namespace {
+
+// The number format of decimal hours: two places, grouped.
+const config::Field& DecimalHours() {
+  static const config::Field field = [] {
+    config::Field hours;
+    hours.type = config::FieldType::kDecimal;
+    hours.scale = 2;
+    return hours;
+  }();
+  return field;
+}
 
 class DurationCodecImpl final : public FieldCodec {
  public:
@@ -27,6 +41,34 @@ class DurationCodecImpl final : public FieldCodec {
       return;
     }
     out += std::to_string(row.GetInt64(column));
+  }
+
+  // displayFormat (D8): h:mm (default, minutes truncated), h:mm:ss, or decimal hours to two
+  // places (rounded half up). Hours do not wrap at 24.
+  void AppendDisplayValue(const config::Field& field, const db::Row& row, int column,
+                          DisplayContext& context, std::string& out) const override {
+    const std::int64_t seconds = row.GetInt64(column);
+    const boost::json::value* format = field.properties.if_contains("displayFormat");
+    const std::string_view style =
+        format != nullptr && format->is_string() ? std::string_view(format->get_string()) : "h:mm";
+    if (style == "decimal") {
+      // Hundredths of an hour; seconds ≤ int64 max / 100 would be 29 billion years.
+      const std::int64_t hundredths = (seconds / 36) + (seconds % 36 >= 18 ? 1 : 0);
+      display::AppendDecimalNumber(context, DecimalHours(), db::Decimal{hundredths, 2}, out);
+      return;
+    }
+    char text[40];
+    const std::int64_t hours = seconds / 3600;
+    const int minutes = static_cast<int>(seconds % 3600 / 60);
+    const int rest = static_cast<int>(seconds % 60);
+    const int length =
+        style == "h:mm:ss"
+            ? std::snprintf(text, sizeof text, "%lld:%02d:%02d", static_cast<long long>(hours),
+                            minutes, rest)
+            : std::snprintf(text, sizeof text, "%lld:%02d", static_cast<long long>(hours), minutes);
+    out.push_back('"');
+    out.append(text, static_cast<std::size_t>(length));
+    out.push_back('"');
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

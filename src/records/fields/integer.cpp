@@ -1,4 +1,5 @@
 // integer: a whole number within int64 and the field's min/max.
+#include "records/display/number_display.hpp"
 #include "records/fields/codec_support.hpp"
 #include "records/fields/codecs.hpp"
 #include "records/fields/exact_number.hpp"
@@ -23,6 +24,11 @@ class IntegerCodecImpl final : public FieldCodec {
       return;
     }
     out += std::to_string(row.GetInt64(column));
+  }
+
+  void AppendDisplayValue(const config::Field& field, const db::Row& row, int column,
+                          DisplayContext& context, std::string& out) const override {
+    display::AppendInteger(context, field, row.GetInt64(column), out);
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

@@ -2,6 +2,8 @@
 // as compact JSON text (db::Json) and written back as that JSON.
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 #include "common/json.hpp"
 #include "common/json_schema.hpp"
@@ -77,6 +79,14 @@ class JsonCodecImpl final : public FieldCodec {
   void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
                   std::string& out) const override {
     AppendJsonColumn(row, column, out);
+  }
+
+  // The value serialized compactly, as one string (the database may store it spaced).
+  void AppendDisplayValue(const config::Field& /*field*/, const db::Row& row, int column,
+                          DisplayContext& /*context*/, std::string& out) const override {
+    boost::system::error_code ec;
+    const boost::json::value value = boost::json::parse(row.GetText(column), ec);
+    json::AppendString(out, ec ? std::string(row.GetText(column)) : boost::json::serialize(value));
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

@@ -1,5 +1,6 @@
 // time: `HH:MM` or `HH:MM:SS` on a 24-hour clock, stored as written.
 #include "config/value_formats.hpp"
+#include "records/display/date_display.hpp"
 #include "records/fields/codec_support.hpp"
 #include "records/fields/codecs.hpp"
 
@@ -19,6 +20,11 @@ class TimeCodecImpl final : public TextColumnCodec {
       return Invalid("must be " + std::string(kAccepted) + "; got " + Quoted(text));
     }
     return db::Value(std::string(text));
+  }
+
+  void AppendDisplayValue(const config::Field& field, const db::Row& row, int column,
+                          DisplayContext& context, std::string& out) const override {
+    display::AppendTime(context, field, row.GetText(column), out);
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

@@ -1,5 +1,6 @@
 // updated-at: the time of the last write (db::Timestamp), set by the server; read-only.
 #include "common/time.hpp"
+#include "records/display/date_display.hpp"
 #include "records/fields/codec_support.hpp"
 #include "records/fields/codecs.hpp"
 
@@ -24,6 +25,11 @@ class UpdatedAtCodecImpl final : public FieldCodec {
     out += '"';
     time::AppendIso(out, row.GetTimestampMillis(column));
     out += '"';
+  }
+
+  void AppendDisplayValue(const config::Field& field, const db::Row& row, int column,
+                          DisplayContext& context, std::string& out) const override {
+    display::AppendDatetime(context, field, row.GetTimestampMillis(column), out);
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

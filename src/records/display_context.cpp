@@ -1,0 +1,24 @@
+#include "records/display_context.hpp"
+
+#include "config/locale_data.hpp"
+#include "records/display/formatter_cache.hpp"
+
+namespace cairn::records {
+
+Result<DisplayContext> DisplayContext::Make(std::string_view timezone) {
+  if (!timezone.empty() && !config::IsKnownTimeZone(timezone)) {
+    return Error::Validation("Invalid query parameter",
+                             {{"timezone",
+                               "must be an IANA time zone such as Europe/Paris or "
+                               "America/New_York"}});
+  }
+  return DisplayContext(std::string(timezone));
+}
+
+DisplayContext::DisplayContext(std::string timezone)
+    : timezone_(std::move(timezone)), formatters_(std::make_unique<display::FormatterCache>()) {}
+DisplayContext::DisplayContext(DisplayContext&&) noexcept = default;
+DisplayContext& DisplayContext::operator=(DisplayContext&&) noexcept = default;
+DisplayContext::~DisplayContext() = default;
+
+}  // namespace cairn::records

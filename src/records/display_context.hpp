@@ -1,0 +1,45 @@
+// What `format=display` renders with (D39): the request's time zone and the ICU formatters built
+// for the response, kept so that every row of a list reuses them. One per request; not shared
+// between threads.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/result.hpp"
+
+namespace cairn::records {
+
+namespace display {
+class FormatterCache;  // display/formatter_cache.hpp
+}
+
+class DisplayContext {
+ public:
+  // `timezone` is the request's `?timezone=` (empty: each field's own zone, else UTC). An unknown
+  // zone is a 400 naming `timezone`.
+  static Result<DisplayContext> Make(std::string_view timezone);
+
+  DisplayContext(DisplayContext&&) noexcept;
+  DisplayContext& operator=(DisplayContext&&) noexcept;
+  ~DisplayContext();
+
+  // The zone that overrides every field's own; empty when the request named none.
+  const std::string& timezone() const { return timezone_; }
+  display::FormatterCache& formatters() { return *formatters_; }
+
+ private:
+  explicit DisplayContext(std::string timezone);
+
+  std::string timezone_;
+  std::unique_ptr<display::FormatterCache> formatters_;
+};
+
+// How a read answers its values: raw (the stored values) unless `display` is set.
+struct ReadFormat {
+  bool display = false;
+  std::string timezone;  // checked by DisplayContext::Make
+};
+
+}  // namespace cairn::records
