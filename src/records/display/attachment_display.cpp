@@ -12,14 +12,16 @@ boost::json::value WithDisplay(boost::json::value item) {
   if (item.is_string()) item = boost::json::object{{"path", item.get_string()}};
   if (!item.is_object()) return item;
   boost::json::object& attachment = item.get_object();
-  std::string_view name;
+  // Owned: inserting into the object below may rehash and free the strings a view would see.
+  std::string name;
   if (const auto* filename = attachment.if_contains("filename");
       filename != nullptr && filename->is_string() && !filename->get_string().empty()) {
     name = filename->get_string();
   } else if (const auto* path = attachment.if_contains("path");
              path != nullptr && path->is_string()) {
-    name = path->get_string();
-    name = name.substr(name.rfind('/') == std::string_view::npos ? 0 : name.rfind('/') + 1);
+    const std::string_view full = path->get_string();
+    const std::size_t slash = full.rfind('/');
+    name = full.substr(slash == std::string_view::npos ? 0 : slash + 1);
   }
   attachment["displayName"] = name;
   if (const auto* size = attachment.if_contains("size"); size != nullptr && size->is_int64()) {
