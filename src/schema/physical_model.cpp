@@ -62,6 +62,13 @@ void AddIndex(TableModel& table, std::vector<std::string> columns, bool unique,
   table.indexes.push_back(std::move(index));
 }
 
+// A non-unique index also holds deleted_at, so that counting and filtering live rows by its
+// columns reads the index alone instead of visiting each row for its deleted_at.
+std::vector<std::string> WithDeletedAt(std::vector<std::string> columns) {
+  columns.emplace_back(kDeletedAtColumn);
+  return columns;
+}
+
 }  // namespace
 
 std::string Fnv1aHex(std::string_view text) {
@@ -297,8 +304,8 @@ Result<SchemaModel> BuildSchemaModel(const config::AppConfig& config) {
       }
       if (field.unique) {
         AddIndex(t, {*column_name}, true, field.name);
-      } else if (field.indexed || related != nullptr) {
-        AddIndex(t, {*column_name}, false, field.name);  // references are indexed for joins
+      } else if (field.indexed || related != nullptr) {  // references are indexed for joins
+        AddIndex(t, WithDeletedAt({*column_name}), false, field.name);
       }
     }
 
@@ -316,7 +323,10 @@ Result<SchemaModel> BuildSchemaModel(const config::AppConfig& config) {
         }
         columns.push_back(*column);
       }
-      if (!columns.empty()) AddIndex(t, std::move(columns), spec.unique, JoinLabels(spec.fields));
+      if (!columns.empty()) {
+        AddIndex(t, spec.unique ? std::move(columns) : WithDeletedAt(std::move(columns)),
+                 spec.unique, JoinLabels(spec.fields));
+      }
     }
     model.tables.push_back(std::move(t));
   }
