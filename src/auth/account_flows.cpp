@@ -64,7 +64,7 @@ Status AuthService::SendTokenMail(const User& user, std::string_view purpose,
                                   std::string_view callback_url) {
   const std::string token = crypto::RandomAlphanumeric(kSessionTokenLength);
   const std::int64_t now = time::NowMillis();
-  CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+  CAIRN_TRY(WriteTransaction([&](db::Connection& connection) -> Status {
     // One live link per purpose: asking again invalidates the previous one.
     CAIRN_TRY(DeleteVerificationsOfUser(connection, user.id, purpose));
     return InsertVerification(
@@ -112,9 +112,8 @@ Result<User> AuthService::UpdateProfile(const User& current, std::optional<std::
   if (name) user.name = std::move(*name);
   if (image) user.image = std::move(*image);
   user.updated_at = time::NowMillis();
-  CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) {
-    return UpdateUser(connection, user);
-  }));
+  CAIRN_TRY(
+      WriteTransaction([&](db::Connection& connection) { return UpdateUser(connection, user); }));
   return user;
 }
 
@@ -138,7 +137,7 @@ Result<std::optional<IssuedSession>> AuthService::ChangePassword(const Caller& c
   }
   CAIRN_ASSIGN_OR_RETURN(std::string new_hash, HashPassword(next));
   std::optional<IssuedSession> replacement;
-  CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+  CAIRN_TRY(WriteTransaction([&](db::Connection& connection) -> Status {
     const std::int64_t now = time::NowMillis();
     CAIRN_TRY(SetPasswordHash(connection, caller.user.id, new_hash, now));
     if (revoke_other_sessions) {
@@ -175,9 +174,8 @@ Status AuthService::ChangeEmail(const User& user, std::string_view new_email_inp
     User updated = user;
     updated.email = new_email;
     updated.updated_at = time::NowMillis();
-    Status written = database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) {
-      return UpdateUser(connection, updated);
-    });
+    Status written = WriteTransaction(
+        [&](db::Connection& connection) { return UpdateUser(connection, updated); });
     if (!written.ok() && db::ErrorKindOf(written.error()) == db::DbErrorKind::kUnique) {
       return FieldFailure("USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", "newEmail",
                           "User already exists. Use another email.");
@@ -207,7 +205,7 @@ Status AuthService::DeleteUser(const User& user, std::optional<std::string_view>
       return FieldFailure("INVALID_PASSWORD", "password", "Invalid password");
     }
   }
-  return database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+  return WriteTransaction([&](db::Connection& connection) -> Status {
     // The account is erased: its entries lose their actor and stay (D50 rules 2 and 3); the
     // erasure itself is recorded with no actor and nothing about the person but the old id.
     CAIRN_TRY(activity::ForgetActor(connection, user.id));
@@ -249,7 +247,7 @@ Status AuthService::ResetPassword(std::string_view token, std::string_view new_p
   if (!usable(peeked, time::NowMillis())) return InvalidToken();
   CAIRN_ASSIGN_OR_RETURN(std::string hash, HashPassword(new_password));
   bool valid = false;
-  CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+  CAIRN_TRY(WriteTransaction([&](db::Connection& connection) -> Status {
     const std::int64_t now = time::NowMillis();
     // Consumed here, once: of concurrent uses, only one finds the row.
     CAIRN_ASSIGN_OR_RETURN(auto found, ConsumeVerification(connection, token_hash));
@@ -286,23 +284,22 @@ Status AuthService::SendVerificationEmail(std::string_view email_input,
 
 Result<User> AuthService::VerifyEmail(std::string_view token) {
   std::optional<User> verified;
-  Status written =
-      database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-        const std::int64_t now = time::NowMillis();
-        CAIRN_ASSIGN_OR_RETURN(auto found,
-                               ConsumeVerification(connection, SessionTokenCodec::Hash(token)));
-        if (!found || found->expires_at <= now ||
-            (found->purpose != "verify-email" && found->purpose != "change-email")) {
-          return {};
-        }
-        CAIRN_ASSIGN_OR_RETURN(User user, LoadUser(connection, found->user_id));
-        if (found->purpose == "change-email") user.email = found->value;
-        user.email_verified = true;
-        user.updated_at = now;
-        CAIRN_TRY(UpdateUser(connection, user));
-        verified = std::move(user);
-        return {};
-      });
+  Status written = WriteTransaction([&](db::Connection& connection) -> Status {
+    const std::int64_t now = time::NowMillis();
+    CAIRN_ASSIGN_OR_RETURN(auto found,
+                           ConsumeVerification(connection, SessionTokenCodec::Hash(token)));
+    if (!found || found->expires_at <= now ||
+        (found->purpose != "verify-email" && found->purpose != "change-email")) {
+      return {};
+    }
+    CAIRN_ASSIGN_OR_RETURN(User user, LoadUser(connection, found->user_id));
+    if (found->purpose == "change-email") user.email = found->value;
+    user.email_verified = true;
+    user.updated_at = now;
+    CAIRN_TRY(UpdateUser(connection, user));
+    verified = std::move(user);
+    return {};
+  });
   if (!written.ok() && db::ErrorKindOf(written.error()) == db::DbErrorKind::kUnique) {
     return FieldFailure("USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL", "newEmail",
                         "User already exists. Use another email.");

@@ -47,14 +47,13 @@ Result<User> AuthService::CreateUser(const Actor& actor, const CreateUserInput& 
   User user = NewUser(input.name, email, role, time::NowMillis());
   user.email_verified = input.email_verified;
   bool duplicate = false;
-  Status written =
-      database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-        CAIRN_ASSIGN_OR_RETURN(bool inserted, InsertUserUnlessTaken(connection, user, hash));
-        duplicate = !inserted;
-        if (!inserted) return {};
-        return RecordEvent(connection, "user.create", actor,
-                           {{"targetUserId", user.id}, {"role", user.role}});
-      });
+  Status written = WriteTransaction([&](db::Connection& connection) -> Status {
+    CAIRN_ASSIGN_OR_RETURN(bool inserted, InsertUserUnlessTaken(connection, user, hash));
+    duplicate = !inserted;
+    if (!inserted) return {};
+    return RecordEvent(connection, "user.create", actor,
+                       {{"targetUserId", user.id}, {"role", user.role}});
+  });
   if (duplicate ||
       (!written.ok() && db::ErrorKindOf(written.error()) == db::DbErrorKind::kUnique)) {
     return DuplicateEmail("email");
@@ -103,7 +102,7 @@ Result<User> AuthService::SetRole(const Actor& admin, std::string_view user_id,
                                   std::string_view role) {
   if (!IsKnownRole(role)) return UnknownRole(role);
   User user;
-  CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+  CAIRN_TRY(WriteTransaction([&](db::Connection& connection) -> Status {
     CAIRN_ASSIGN_OR_RETURN(user, LoadUser(connection, user_id));
     const std::string previous = user.role;
     user.role = std::string(role);
@@ -123,7 +122,7 @@ Result<User> AuthService::Ban(const Actor& admin, std::string_view user_id,
     return FieldFailure("INVALID_BAN_REASON", "banReason", "Ban reason is too long");
   }
   User user;
-  CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+  CAIRN_TRY(WriteTransaction([&](db::Connection& connection) -> Status {
     CAIRN_ASSIGN_OR_RETURN(user, LoadUser(connection, user_id));
     if (user.id == admin.user_id) {
       return AuthError(ErrorCode::kValidation, "YOU_CANNOT_BAN_YOURSELF",
@@ -154,7 +153,7 @@ Result<User> AuthService::Ban(const Actor& admin, std::string_view user_id,
 
 Result<User> AuthService::Unban(const Actor& admin, std::string_view user_id) {
   User user;
-  CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+  CAIRN_TRY(WriteTransaction([&](db::Connection& connection) -> Status {
     CAIRN_ASSIGN_OR_RETURN(user, LoadUser(connection, user_id));
     user.banned = false;
     user.ban_reason.reset();
@@ -171,7 +170,7 @@ Status AuthService::RemoveUser(const Actor& admin, std::string_view user_id) {
     return AuthError(ErrorCode::kValidation, "YOU_CANNOT_REMOVE_YOURSELF",
                      "You cannot remove yourself");
   }
-  return database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+  return WriteTransaction([&](db::Connection& connection) -> Status {
     CAIRN_TRY(LoadUser(connection, user_id));
     // The account is erased: its entries lose their actor and stay (D50 rules 2 and 3).
     CAIRN_TRY(activity::ForgetActor(connection, user_id));
@@ -184,7 +183,7 @@ Status AuthService::SetUserPassword(const Actor& admin, std::string_view user_id
                                     std::string_view password) {
   CAIRN_TRY(CheckPassword(password, "newPassword"));
   CAIRN_ASSIGN_OR_RETURN(std::string hash, HashPassword(password));
-  return database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+  return WriteTransaction([&](db::Connection& connection) -> Status {
     CAIRN_TRY(LoadUser(connection, user_id));
     CAIRN_TRY(SetPasswordHash(connection, user_id, hash, time::NowMillis()));
     return RecordEvent(connection, "password_reset", admin, {{"targetUserId", user_id}});
@@ -197,49 +196,46 @@ Result<User> AuthService::AdminUpdateUser(const Actor& admin, std::string_view u
     return AuthError(ErrorCode::kValidation, "NO_DATA_TO_UPDATE", "No data to update");
   }
   User user;
-  Status written =
-      database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-        CAIRN_ASSIGN_OR_RETURN(user, LoadUser(connection, user_id));
-        const std::string previous_role = user.role;
-        for (const auto& [key, value] : data) {
-          if (key == "name" && value.is_string()) {
-            user.name = std::string(value.get_string());
-            if (user.name.size() > kMaxNameLength)
-              return FieldFailure("INVALID_NAME", "data.name", "Name is too long");
-          } else if (key == "image" && (value.is_string() || value.is_null())) {
-            if (value.is_null()) {
-              user.image.reset();
-            } else {
-              user.image = std::string(value.get_string());
-            }
-          } else if (key == "email" && value.is_string()) {
-            user.email = NormalizeEmail(value.get_string());
-            if (user.email.empty())
-              return FieldFailure("INVALID_EMAIL", "data.email", "Invalid email");
-          } else if (key == "emailVerified" && value.is_bool()) {
-            user.email_verified = value.get_bool();
-          } else if (key == "role" && value.is_string()) {
-            if (!IsKnownRole(value.get_string())) return UnknownRole(value.get_string());
-            user.role = std::string(value.get_string());
-          } else if (key == "id") {
-            return FieldFailure("USER_ID_CANNOT_BE_UPDATED", "data.id",
-                                "User id cannot be updated");
-          } else if (key == "password") {
-            return FieldFailure("PASSWORD_CANNOT_BE_UPDATED_VIA_UPDATE_USER", "data.password",
-                                "Password cannot be updated through update-user. Use the "
-                                "set-user-password endpoint instead");
-          } else {
-            return FieldFailure("FIELD_NOT_ALLOWED", "data." + std::string(key),
-                                "Field not allowed to be set");
-          }
+  Status written = WriteTransaction([&](db::Connection& connection) -> Status {
+    CAIRN_ASSIGN_OR_RETURN(user, LoadUser(connection, user_id));
+    const std::string previous_role = user.role;
+    for (const auto& [key, value] : data) {
+      if (key == "name" && value.is_string()) {
+        user.name = std::string(value.get_string());
+        if (user.name.size() > kMaxNameLength)
+          return FieldFailure("INVALID_NAME", "data.name", "Name is too long");
+      } else if (key == "image" && (value.is_string() || value.is_null())) {
+        if (value.is_null()) {
+          user.image.reset();
+        } else {
+          user.image = std::string(value.get_string());
         }
-        user.updated_at = time::NowMillis();
-        CAIRN_TRY(UpdateUser(connection, user));
-        if (user.role == previous_role) return {};
-        return RecordEvent(connection, "user.set_role", admin,
-                           {{"targetUserId", user.id}, {"role", user.role}},
-                           RoleChange(previous_role, user.role));
-      });
+      } else if (key == "email" && value.is_string()) {
+        user.email = NormalizeEmail(value.get_string());
+        if (user.email.empty()) return FieldFailure("INVALID_EMAIL", "data.email", "Invalid email");
+      } else if (key == "emailVerified" && value.is_bool()) {
+        user.email_verified = value.get_bool();
+      } else if (key == "role" && value.is_string()) {
+        if (!IsKnownRole(value.get_string())) return UnknownRole(value.get_string());
+        user.role = std::string(value.get_string());
+      } else if (key == "id") {
+        return FieldFailure("USER_ID_CANNOT_BE_UPDATED", "data.id", "User id cannot be updated");
+      } else if (key == "password") {
+        return FieldFailure("PASSWORD_CANNOT_BE_UPDATED_VIA_UPDATE_USER", "data.password",
+                            "Password cannot be updated through update-user. Use the "
+                            "set-user-password endpoint instead");
+      } else {
+        return FieldFailure("FIELD_NOT_ALLOWED", "data." + std::string(key),
+                            "Field not allowed to be set");
+      }
+    }
+    user.updated_at = time::NowMillis();
+    CAIRN_TRY(UpdateUser(connection, user));
+    if (user.role == previous_role) return {};
+    return RecordEvent(connection, "user.set_role", admin,
+                       {{"targetUserId", user.id}, {"role", user.role}},
+                       RoleChange(previous_role, user.role));
+  });
   if (!written.ok() && db::ErrorKindOf(written.error()) == db::DbErrorKind::kUnique) {
     return DuplicateEmail("data.email");
   }
@@ -250,7 +246,7 @@ Result<User> AuthService::AdminUpdateUser(const Actor& admin, std::string_view u
 Result<IssuedSession> AuthService::Impersonate(const Caller& admin, std::string_view user_id,
                                                const ClientInfo& client) {
   IssuedSession issued;
-  CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+  CAIRN_TRY(WriteTransaction([&](db::Connection& connection) -> Status {
     CAIRN_ASSIGN_OR_RETURN(User target, LoadUser(connection, user_id));
     if (target.role == "admin") {
       return AuthError(ErrorCode::kForbidden, "YOU_CANNOT_IMPERSONATE_ADMINS",

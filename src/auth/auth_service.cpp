@@ -71,6 +71,8 @@ AuthService::AuthService(db::Database& database, AuthOptions options,
                          std::shared_ptr<mail::Mailer> mailer)
     : database_(database),
       options_(std::move(options)),
+      // One SQLite file has one node; PostgreSQL's nodes would not see each other's revocations.
+      session_cache_(!database.dialect().is_postgres()),
       mailer_(std::move(mailer)),
       codec_(options_.secret) {}
 
@@ -139,12 +141,16 @@ Result<IssuedSession> AuthService::CreateSession(db::Connection& connection, con
 
 Result<std::optional<AuthService::Resolved>> AuthService::Resolve(std::string_view token) {
   const std::string hash = SessionTokenCodec::Hash(token);
-  std::optional<Caller> found;
-  CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
-    CAIRN_ASSIGN_OR_RETURN(found, FindSessionByTokenHash(connection, hash));
-    return {};
-  }));
   const std::int64_t now = time::NowMillis();
+  std::optional<Caller> found = session_cache_.Get(hash, now);
+  if (!found) {
+    const std::uint64_t generation = session_cache_.Generation();
+    CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
+      CAIRN_ASSIGN_OR_RETURN(found, FindSessionByTokenHash(connection, hash));
+      return {};
+    }));
+    if (found) session_cache_.Put(hash, *found, generation, now);
+  }
   if (!found || found->session.expires_at <= now) return std::optional<Resolved>();
   if (found->user.banned && (!found->user.ban_expires || *found->user.ban_expires > now)) {
     return std::optional<Resolved>();
@@ -157,12 +163,18 @@ Result<std::optional<AuthService::Resolved>> AuthService::Resolve(std::string_vi
       now - session.updated_at >= kSessionRefreshAgeMillis) {
     session.expires_at = now + kSessionLifetimeMillis;
     session.updated_at = now;
-    CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) {
+    CAIRN_TRY(WriteTransaction([&](db::Connection& connection) {
       return ExtendSession(connection, session.id, session.expires_at, now);
     }));
     resolved.refreshed = true;
   }
   return std::optional<Resolved>(std::move(resolved));
+}
+
+Status AuthService::WriteTransaction(const std::function<Status(db::Connection&)>& work) {
+  Status status = database_.Transaction(db::Access::kWrite, work);
+  session_cache_.Clear();  // after the end: a lookup before it may have seen the old rows
+  return status;
 }
 
 Status AuthService::RecordEvent(db::Connection& connection, std::string_view action,
@@ -182,7 +194,7 @@ Status AuthService::RecordEvent(db::Connection& connection, std::string_view act
 Status AuthService::EndSession(const Actor& actor, std::string_view action,
                                std::optional<std::string_view> user_id, std::string_view token_hash,
                                boost::json::object metadata) {
-  return database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+  return WriteTransaction([&](db::Connection& connection) -> Status {
     CAIRN_ASSIGN_OR_RETURN(auto found, FindSessionByTokenHash(connection, token_hash));
     if (!found || (user_id && found->user.id != *user_id)) return {};
     CAIRN_ASSIGN_OR_RETURN(std::int64_t removed,
@@ -224,7 +236,7 @@ Status AuthService::RevokeSession(const Actor& actor, std::optional<std::string_
 
 Status AuthService::RevokeSessions(const Actor& actor, std::string_view user_id,
                                    std::optional<std::string_view> except_id) {
-  return database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+  return WriteTransaction([&](db::Connection& connection) -> Status {
     CAIRN_ASSIGN_OR_RETURN(std::int64_t removed,
                            DeleteSessionsOfUser(connection, user_id, except_id));
     if (removed == 0) return {};
@@ -236,7 +248,7 @@ Status AuthService::RevokeSessions(const Actor& actor, std::string_view user_id,
 
 Status AuthService::PurgeExpired() {
   next_purge_ms_ = time::NowMillis() + kPurgeIntervalMillis;
-  return database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) {
+  return WriteTransaction([&](db::Connection& connection) {
     return DeleteExpiredSessions(connection, time::NowMillis());
   });
 }
@@ -282,18 +294,16 @@ Result<SignUpResult> AuthService::SignUp(const SignUpInput& input, const ClientI
   user = NewUser(input.name, email, options_.config.default_role, now);
   user.image = input.image;
   bool duplicate = false;
-  Status written =
-      database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-        CAIRN_ASSIGN_OR_RETURN(bool inserted, InsertUserUnlessTaken(connection, user, hash));
-        duplicate = !inserted;
-        if (!inserted) return {};
-        if (sign_in) {
-          CAIRN_ASSIGN_OR_RETURN(auto issued,
-                                 CreateSession(connection, user, client, input.remember));
-          result.session = std::move(issued);
-        }
-        return RecordEvent(connection, "sign_up", Actor{user.id, std::nullopt, client});
-      });
+  Status written = WriteTransaction([&](db::Connection& connection) -> Status {
+    CAIRN_ASSIGN_OR_RETURN(bool inserted, InsertUserUnlessTaken(connection, user, hash));
+    duplicate = !inserted;
+    if (!inserted) return {};
+    if (sign_in) {
+      CAIRN_ASSIGN_OR_RETURN(auto issued, CreateSession(connection, user, client, input.remember));
+      result.session = std::move(issued);
+    }
+    return RecordEvent(connection, "sign_up", Actor{user.id, std::nullopt, client});
+  });
   if (!written.ok() && db::ErrorKindOf(written.error()) == db::DbErrorKind::kUnique) {
     duplicate = true;  // a concurrent sign-up with the same address won the race
   } else if (!written.ok()) {
@@ -355,7 +365,7 @@ Result<AuthService::SignInResult> AuthService::SignIn(std::string_view email_inp
     result.user.ban_expires.reset();
     result.user.updated_at = now;
   }
-  CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+  CAIRN_TRY(WriteTransaction([&](db::Connection& connection) -> Status {
     boost::json::object metadata;
     if (lift_ban) {
       CAIRN_TRY(UpdateUser(connection, result.user));

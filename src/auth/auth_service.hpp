@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,6 +19,7 @@
 
 #include "auth/background_tasks.hpp"
 #include "auth/model.hpp"
+#include "auth/session_cache.hpp"
 #include "auth/session_token.hpp"
 #include "auth/user_store.hpp"
 #include "common/result.hpp"
@@ -69,8 +71,9 @@ class AuthService {
   bool IsKnownRole(std::string_view role) const;
 
   // --- Sessions ---------------------------------------------------------------------------------
-  // The live session for a raw token: one indexed lookup; extended (a write) once a day of use.
-  // Expired sessions and banned users resolve to nothing.
+  // The live session for a raw token: one indexed lookup, reused for kSessionCacheTtlMillis on
+  // SQLite; extended (a write) once a day of use. Expired sessions and banned users resolve to
+  // nothing.
   struct Resolved {
     Caller caller;
     bool refreshed = false;
@@ -146,6 +149,9 @@ class AuthService {
   void WaitForBackgroundWork() { background_.WaitIdle(); }
 
  private:
+  // Every auth write goes through here: once it has ended, cached sessions are dropped, so a
+  // sign-out, revocation, ban or role change applies to the very next request.
+  Status WriteTransaction(const std::function<Status(db::Connection&)>& work);
   Status CheckPassword(std::string_view password, std::string_view field) const;
   Result<User> LoadUser(db::Connection& connection, std::string_view user_id);
   // The user with this (normalized) email, in its own read transaction.
@@ -168,6 +174,7 @@ class AuthService {
   db::Database& database_;
   AuthOptions options_;
   std::atomic<std::int64_t> next_purge_ms_{0};
+  SessionCache session_cache_;
   BackgroundTasks background_;  // last: its thread stops first, before what it uses
   std::shared_ptr<mail::Mailer> mailer_;
   SessionTokenCodec codec_;

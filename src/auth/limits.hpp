@@ -12,6 +12,12 @@ inline constexpr std::int64_t kSessionLifetimeMillis = 7 * kMillisPerDay;
 inline constexpr std::int64_t kSessionRefreshAgeMillis = kMillisPerDay;
 // rememberMe: false gives a browser-session cookie and a session that ends within a day.
 inline constexpr std::int64_t kShortSessionLifetimeMillis = kMillisPerDay;
+// On SQLite (one node), a resolved session is reused for this long, so a burst of requests with
+// one token reads the database once; every auth write clears the cache at once. PostgreSQL's
+// nodes do not cache: a revocation on one must end the session on all of them at once (D11).
+inline constexpr std::int64_t kSessionCacheTtlMillis = 1000;
+// Past this many cached sessions the expired ones go, then all of them if none had expired.
+inline constexpr std::size_t kSessionCacheMaxEntries = 10000;
 // Impersonation sessions are short on purpose.
 inline constexpr std::int64_t kImpersonationLifetimeMillis = 60LL * 60 * 1000;
 // Expired sessions and tokens are deleted at startup and then at most this often.

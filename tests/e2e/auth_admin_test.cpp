@@ -400,9 +400,9 @@ TEST_F(AuthAdminTest, ListUsersSearchesFiltersSortsAndPages) {
   ASSERT_EQ(AdminPost("ban-user", Serialize({{"userId", bob}})).status, 200);
   // Accounts made within one millisecond tie on createdAt: space them a second apart, in the
   // order they were made, so that sorting by createdAt has one right answer.
-  const std::vector<std::string> made{"root@example.com",  "mia@example.com",
-                                      "vic@example.com",   "alice@example.org",
-                                      "bob@example.org",   "carol@sub.example.net"};
+  const std::vector<std::string> made{"root@example.com", "mia@example.com",
+                                      "vic@example.com",  "alice@example.org",
+                                      "bob@example.org",  "carol@sub.example.net"};
   for (std::size_t i = 0; i < made.size(); ++i) {
     Execute(R"(UPDATE "_cairn_auth_users" SET "created_at" = ? WHERE "email" = ?)",
             {static_cast<std::int64_t>(1'700'000'000'000 + 1000 * i), std::string_view(made[i])});
@@ -549,7 +549,8 @@ TEST_F(AuthAdminTest, SetRole) {
 
 TEST_F(AuthAdminTest, BanUserEndsTheirSessionsAndRefusesSignIn) {
   const Account second = SignInOk("mia@example.com", "member password");
-  ASSERT_EQ(Sessions(member_.user_id), 3);  // sign-up, and two sign-ins
+  ASSERT_EQ(Sessions(member_.user_id), 3);            // sign-up, and two sign-ins
+  ASSERT_TRUE(SessionOf(member_.token).is_object());  // resolved (and cached) before the ban
 
   const std::int64_t before = NowMillis();
   const auto result = AdminPost(
@@ -918,6 +919,7 @@ TEST_F(AuthAdminTest, ImpersonateUser) {
   // It is not extended like a normal session, however long ago it was last used.
   Execute(R"(UPDATE "_cairn_auth_sessions" SET "updated_at" = ? WHERE "token_hash" = ?)",
           {NowMillis() - 2 * kDay, std::string_view(crypto::Sha256Hex(token))});
+  WaitOutSessionCache();
   ASSERT_TRUE(SessionOf(token).is_object());
   EXPECT_EQ(ToInt(Rows(R"(SELECT "expires_at" FROM "_cairn_auth_sessions" WHERE "token_hash" = ?)",
                        {std::string_view(crypto::Sha256Hex(token))})[0][0]),
@@ -925,6 +927,7 @@ TEST_F(AuthAdminTest, ImpersonateUser) {
   // And once its hour is over, it is over.
   Execute(R"(UPDATE "_cairn_auth_sessions" SET "expires_at" = ? WHERE "token_hash" = ?)",
           {NowMillis() - 1, std::string_view(crypto::Sha256Hex(token))});
+  WaitOutSessionCache();
   EXPECT_TRUE(SessionOf(token).is_null());
   EXPECT_TRUE(IsAuthError(PostAs(token, "stop-impersonating"), 401, "UNAUTHORIZED", ""));
 }

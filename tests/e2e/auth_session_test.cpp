@@ -278,6 +278,36 @@ TEST(AuthSessions, SignOutEndsTheSessionAtOnce) {
   EXPECT_TRUE(ClearsSessionCookie(anonymous));
 }
 
+// On SQLite, resolved sessions are reused for kSessionCacheTtlMillis and every auth write drops
+// them at once. PostgreSQL's nodes read every session, so each node refuses an ended session at
+// once; a second process on one SQLite file (one node is meant to own it) does once its cached
+// copy has lapsed.
+TEST(AuthSessions, AnEndedSessionIsRefusedAtOnceOnItsNodeAndOnPostgresOnEveryNode) {
+  AuthApp first;
+  TestAppOptions options = AuthAppOptions();
+  options.share_database_with = &first.app();
+  AuthApp second(std::move(options));
+  const Account a = first.NewAccount("nodes@example.com");
+  const Account b = first.SignInOk(a.email, a.password);
+  for (AuthApp* node : {&first, &second}) {  // both nodes resolve both sessions
+    ASSERT_TRUE(IsLive(*node, a.token));
+    ASSERT_TRUE(IsLive(*node, b.token));
+  }
+
+  ASSERT_EQ(first.PostAs(a.token, "/api/auth/sign-out").status, 200);
+  EXPECT_FALSE(IsLive(first, a.token));
+  EXPECT_TRUE(IsLive(first, b.token));
+  WaitOutSessionCache();
+  EXPECT_FALSE(IsLive(second, a.token));
+  EXPECT_TRUE(IsLive(second, b.token));
+
+  ASSERT_EQ(second.PostAs(b.token, "/api/auth/revoke-sessions").status, 200);
+  EXPECT_FALSE(IsLive(second, b.token));
+  WaitOutSessionCache();
+  EXPECT_FALSE(IsLive(first, b.token));
+  EXPECT_EQ(SessionRows(first, a.user_id), 0);
+}
+
 TEST(AuthSessions, ExpiredSessionIsNoSession) {
   AuthApp auth;
   const Account a = auth.NewAccount("expired@example.com");

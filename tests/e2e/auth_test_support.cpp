@@ -3,8 +3,11 @@
 #include <chrono>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
+#include "auth/limits.hpp"
 #include "common/crypto.hpp"
+#include "support/test_database.hpp"
 
 namespace cairn::test {
 namespace {
@@ -270,6 +273,11 @@ std::string SignatureOf(const std::string& token) {
     return failure("expected error " + reason);
   }
   return ::testing::AssertionSuccess();
+}
+
+void WaitOutSessionCache() {
+  if (IsPostgres()) return;
+  std::this_thread::sleep_for(std::chrono::milliseconds(auth::kSessionCacheTtlMillis + 100));
 }
 
 std::int64_t NowMillis() {

@@ -103,6 +103,11 @@ std::string SignatureOf(const std::string& token);
 ::testing::AssertionResult IsAuthError(const HttpResult& result, int status,
                                        const std::string& code, const std::string& reason);
 
+// Direct writes to the auth tables bypass the server, as a write by another process does: on
+// SQLite, a session the server has resolved shows them once its cached copy has lapsed
+// (kSessionCacheTtlMillis). PostgreSQL's nodes cache nothing, so this returns at once there.
+void WaitOutSessionCache();
+
 std::int64_t NowMillis();
 std::int64_t ToInt(const std::optional<std::string>& cell);
 
