@@ -53,6 +53,14 @@ class Connection {
                                const RowCallback& on_row = {}) {
     return Execute(sql, std::span<const Value>(params.begin(), params.size()), on_row);
   }
+  // Execute for a statement whose best plan depends on its values (list filters, search): on
+  // PostgreSQL it is planned with the values every time and not cached, since a cached generic
+  // plan cannot tell a selective pattern from a broad one. SQLite plans it as Execute does.
+  virtual Result<std::int64_t> ExecutePlannedPerValue(std::string_view sql,
+                                                      std::span<const Value> params,
+                                                      const RowCallback& on_row = {}) {
+    return Execute(sql, params, on_row);
+  }
   // Runs a script of statements without parameters (DDL). Not cached.
   virtual Status ExecuteScript(std::string_view sql) = 0;
   Result<Rows> Query(std::string_view sql, std::span<const Value> params = {});

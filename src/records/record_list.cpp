@@ -39,17 +39,26 @@ std::vector<const config::Field*> SelectedFields(const access::TableAccess& acce
   return selected;
 }
 
+// Runs one statement of a list. Filters and q make the best plan depend on their values (a rare
+// pattern or a common one), so a narrowed list is planned per request on PostgreSQL.
+Result<std::int64_t> RunListStatement(db::Connection& connection, bool narrowed,
+                                      std::string_view sql, std::span<const db::Value> params,
+                                      const db::RowCallback& on_row) {
+  return narrowed ? connection.ExecutePlannedPerValue(sql, params, on_row)
+                  : connection.Execute(sql, params, on_row);
+}
+
 // D38 over all rows of `where`: `,"aggregations":{…}`, or `,"groups":[{value,count,
 // aggregations}]` ordered by value (NULL last). More than kMaxGroups groups is a 400.
 Result<std::string> Summarize(db::Connection& connection, const RecordReader& reader,
                               const query::AggregatePlan& plan, const std::string& where,
-                              const std::vector<db::Value>& params) {
+                              const std::vector<db::Value>& params, bool narrowed) {
   std::string out;
   if (!plan.group_by) {
     out = R"(,"aggregations":)";
-    CAIRN_TRY(connection.Execute(
-        "SELECT " + plan.SelectSql() + " FROM " + reader.table_sql() + where, params,
-        [&](const db::Row& row) { plan.AppendAggregations(row, 0, out); }));
+    CAIRN_TRY(RunListStatement(
+        connection, narrowed, "SELECT " + plan.SelectSql() + " FROM " + reader.table_sql() + where,
+        params, [&](const db::Row& row) { plan.AppendAggregations(row, 0, out); }));
     return out;
   }
   const std::string& group = plan.group_by->column_sql;
@@ -59,7 +68,8 @@ Result<std::string> Summarize(db::Connection& connection, const RecordReader& re
   std::string null_group;  // NULL sorts first on SQLite, last on PostgreSQL: always last here
   std::string listed;
   // A plain ORDER BY lets an index on the group column serve both the grouping and the order.
-  CAIRN_TRY(connection.Execute(
+  CAIRN_TRY(RunListStatement(
+      connection, narrowed,
       "SELECT " + group + ", " + plan.SelectSql() + " FROM " + reader.table_sql() + where +
           " GROUP BY " + group + " ORDER BY " + group + " LIMIT ?",
       group_params, [&](const db::Row& row) {
@@ -168,21 +178,22 @@ Result<std::string> RecordService::List(const config::Table& table, const Actor&
   std::string summary;  // `,"aggregations":{…}` or `,"groups":[…]`
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
     records.resize(1);
-    CAIRN_TRY(connection.Execute(count_sql, params,
-                                 [&](const db::Row& row) { total = row.GetInt64(0); }));
+    CAIRN_TRY(RunListStatement(connection, narrowed, count_sql, params,
+                               [&](const db::Row& row) { total = row.GetInt64(0); }));
     std::vector<db::Value> page_params = params;
     page_params.emplace_back(static_cast<std::int64_t>(options.limit));
     page_params.emplace_back(static_cast<std::int64_t>(offset));
-    CAIRN_TRY(connection.Execute("SELECT " + reader.columns_sql() + " FROM " + reader.table_sql() +
-                                     where + " ORDER BY " + order_by + " LIMIT ? OFFSET ?",
-                                 page_params, [&](const db::Row& row) {
-                                   if (records.size() > 1) records.push_back(',');
-                                   reader.AppendRecord(row, &selected, records,
-                                                       display ? &*display : nullptr);
-                                 }));
+    CAIRN_TRY(RunListStatement(connection, narrowed,
+                               "SELECT " + reader.columns_sql() + " FROM " + reader.table_sql() +
+                                   where + " ORDER BY " + order_by + " LIMIT ? OFFSET ?",
+                               page_params, [&](const db::Row& row) {
+                                 if (records.size() > 1) records.push_back(',');
+                                 reader.AppendRecord(row, &selected, records,
+                                                     display ? &*display : nullptr);
+                               }));
     if (!plan.empty()) {
       summary.clear();
-      CAIRN_ASSIGN_OR_RETURN(summary, Summarize(connection, reader, plan, where, params));
+      CAIRN_ASSIGN_OR_RETURN(summary, Summarize(connection, reader, plan, where, params, narrowed));
     }
     return {};
   }));

@@ -407,6 +407,53 @@ TEST_F(ConnectionTest, PreparedStatementsAreReused) {
   EXPECT_EQ(QueryInt(database(), "SELECT COUNT(*) FROM \"items\""), 11);
 }
 
+TEST_F(ConnectionTest, StatementsPlannedPerValueGiveTheSameRowsAndErrors) {
+  CreateCounterTables();
+  const std::string insert = "INSERT INTO \"items\" (\"n\") VALUES (?)";
+  const std::string select = "SELECT \"n\" FROM \"items\" WHERE \"n\" >= ? ORDER BY \"n\"";
+  std::vector<std::int64_t> seen;
+  db::ConnectionStats before, after;
+  CAIRN_ASSERT_OK(
+      database().Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+        for (int i = 0; i < 5; ++i) {
+          const std::vector<db::Value> one{std::int64_t{i}};
+          CAIRN_ASSIGN_OR_RETURN(const std::int64_t inserted,
+                                 connection.ExecutePlannedPerValue(insert, one));
+          EXPECT_EQ(inserted, 1);
+        }
+        before = connection.stats();
+        const std::vector<db::Value> from{std::int64_t{3}};
+        CAIRN_ASSIGN_OR_RETURN(
+            const std::int64_t returned,
+            connection.ExecutePlannedPerValue(
+                select, from, [&](const db::Row& row) { seen.push_back(row.GetInt64(0)); }));
+        EXPECT_EQ(returned, 2);
+        after = connection.stats();
+        return {};
+      }));
+  EXPECT_EQ(seen, (std::vector<std::int64_t>{3, 4}));
+  // PostgreSQL keeps no statement for them; SQLite caches them as it does every statement.
+  if (dialect().is_postgres()) {
+    EXPECT_EQ(after.prepares - before.prepares, 0u);
+  }
+  EXPECT_EQ(QueryInt(database(), "SELECT COUNT(*) FROM \"items\""), 5);
+
+  const Status status = database().Transaction(db::Access::kRead, [&](db::Connection& connection) {
+    const std::vector<db::Value> nul{std::string_view("a\0b", 3)};
+    auto result = connection.ExecutePlannedPerValue("SELECT ?", nul);
+    return result.ok() ? Status() : Status(std::move(result).error());
+  });
+  if (dialect().is_postgres()) {
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.error().code, ErrorCode::kValidation);
+  }
+  const Status missing = database().Transaction(db::Access::kRead, [](db::Connection& connection) {
+    auto result = connection.ExecutePlannedPerValue("SELECT * FROM \"no_such_table\"", {});
+    return result.ok() ? Status() : Status(std::move(result).error());
+  });
+  EXPECT_FALSE(missing.ok());
+}
+
 TEST_F(ConnectionTest, ParameterCountMismatchIsAnError) {
   CreateCounterTables();
   const Status status = database().Transaction(db::Access::kWrite, [](db::Connection& connection) {

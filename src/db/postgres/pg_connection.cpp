@@ -295,20 +295,37 @@ Result<std::int64_t> PgConnection::Execute(std::string_view sql, std::span<const
   CAIRN_ASSIGN_OR_RETURN(const std::string* name, Prepare(sql));
   ResultPtr result(PQexecPrepared(conn_, name->c_str(), wire.count(), wire.values(), wire.lengths(),
                                   wire.formats(), 0));
-  const ExecStatusType status = PQresultStatus(result.get());
+  return Finish(result.get(), sql, on_row);
+}
+
+Result<std::int64_t> PgConnection::ExecutePlannedPerValue(std::string_view sql,
+                                                          std::span<const Value> params,
+                                                          const RowCallback& on_row) {
+  const Params wire(params);
+  if (wire.has_nul()) return Error::Validation("Text values may not contain the NUL character");
+  // The unnamed statement: parsed and planned for these values, and not kept.
+  const std::string translated = Dialect::Postgres().TranslatePlaceholders(sql);
+  ResultPtr result(PQexecParams(conn_, translated.c_str(), wire.count(), nullptr, wire.values(),
+                                wire.lengths(), wire.formats(), 0));
+  return Finish(result.get(), sql, on_row);
+}
+
+Result<std::int64_t> PgConnection::Finish(PGresult* result, std::string_view sql,
+                                          const RowCallback& on_row) {
+  const ExecStatusType status = PQresultStatus(result);
   if (status == PGRES_TUPLES_OK) {
     if (on_row) {
-      PgRow row(result.get(), 0);
-      const int count = PQntuples(result.get());
+      PgRow row(result, 0);
+      const int count = PQntuples(result);
       for (int i = 0; i < count; ++i) {
         row.set_row(i);
         on_row(row);
       }
     }
-    return AffectedRows(result.get());
+    return AffectedRows(result);
   }
-  if (status == PGRES_COMMAND_OK) return AffectedRows(result.get());
-  return ResultError(result.get(), "execute", sql);
+  if (status == PGRES_COMMAND_OK) return AffectedRows(result);
+  return ResultError(result, "execute", sql);
 }
 
 Status PgConnection::ExecuteScript(std::string_view sql) {

@@ -26,6 +26,8 @@ class PgConnection final : public Connection {
   const Dialect& dialect() const override { return Dialect::Postgres(); }
   Result<std::int64_t> Execute(std::string_view sql, std::span<const Value> params,
                                const RowCallback& on_row = {}) override;
+  Result<std::int64_t> ExecutePlannedPerValue(std::string_view sql, std::span<const Value> params,
+                                              const RowCallback& on_row = {}) override;
   Status ExecuteScript(std::string_view sql) override;
   ConnectionStats stats() const override { return stats_; }
 
@@ -47,6 +49,8 @@ class PgConnection final : public Connection {
   explicit PgConnection(PGconn* conn);
   Status SetUpSession();
   Result<const std::string*> Prepare(std::string_view sql);
+  // Rows to `on_row` and the count, or the error, of an executed statement.
+  Result<std::int64_t> Finish(PGresult* result, std::string_view sql, const RowCallback& on_row);
   Error ResultError(const PGresult* result, std::string_view context, std::string_view sql = {});
 
   PGconn* conn_;
