@@ -142,6 +142,14 @@ struct StatementReset {
   }
 };
 
+// Memory statistics make every SQLite allocation take one process-wide mutex, which the I/O
+// threads' readers then contend on (futex wake-ups on every list); cairn never reads them. Only
+// possible before SQLite initializes, so it runs ahead of the first open.
+void DisableMemoryStatisticsOnce() {
+  static const int rc = sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  (void)rc;  // SQLITE_MISUSE when something initialized SQLite first: statistics stay on
+}
+
 }  // namespace
 
 SqliteConnection::SqliteConnection(sqlite3* db)
@@ -155,6 +163,7 @@ SqliteConnection::~SqliteConnection() {
 
 Result<std::unique_ptr<SqliteConnection>> SqliteConnection::Open(
     const std::string& path, const ConnectionSettings& settings) {
+  DisableMemoryStatisticsOnce();
   sqlite3* db = nullptr;
   const int flags =
       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
