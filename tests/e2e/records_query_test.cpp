@@ -36,6 +36,13 @@ constexpr const char* kTables = R"(tables:
       - id: 2
         name: With secrets
         filters: { and: [ { field: secret, operator: isNotNull } ] }
+      - id: mixed
+        name: Mixed
+        filters:
+          or:
+            - { field: secret, operator: equals, value: s1 }
+            - and: [ { field: points, operator: greaterThan, value: 4 }, { field: secret, operator: isNull } ]
+        sorts: [ { field: secret, direction: asc }, { field: points, direction: desc } ]
 )";
 
 const std::string kTasks = "/api/tables/tasks/records";
@@ -328,7 +335,7 @@ TEST_F(RecordsQuery, ViewsLayerTheirFilterAndSortUnderTheRequest) {
   const auto views = app_.Send(member_, "GET", "/api/tables/tasks/views");
   ASSERT_EQ(views.status, 200) << views.body;
   const boost::json::value views_json = views.Json();
-  EXPECT_EQ(views_json.at("views").as_array().size(), 2u);
+  EXPECT_EQ(views_json.at("views").as_array().size(), 3u);
   EXPECT_EQ(views_json.at("views").at(0).at("sorts").at(0).at("direction"), "desc");
   const auto view = app_.Send(member_, "GET", "/api/tables/tasks/views/open");
   ASSERT_EQ(view.status, 200);
@@ -354,6 +361,33 @@ TEST_F(RecordsQuery, ViewsLayerTheirFilterAndSortUnderTheRequest) {
   const boost::json::value secret_json = secret.Json();
   EXPECT_EQ(secret_json.at("pagination").at("total"), 3);
   EXPECT_FALSE(secret_json.at("records").at(0).at("fields").as_object().contains("secret"));
+}
+
+TEST_F(RecordsQuery, ViewsShowCallersOnlyTheConditionsAndSortsOnFieldsTheyMayRead) {
+  // The member cannot read `secret`: its conditions and sorts are left out of the description,
+  // as if the field did not exist; the admin sees the view as written.
+  const auto mixed = app_.Send(member_, "GET", "/api/tables/tasks/views/mixed");
+  ASSERT_EQ(mixed.status, 200) << mixed.body;
+  EXPECT_EQ(mixed.Json().at("filters"),
+            boost::json::parse(
+                R"({"or":[{"and":[{"field":"points","operator":"greaterThan","value":4}]}]})"));
+  EXPECT_EQ(mixed.Json().at("sorts"),
+            boost::json::parse(R"([{"field":"points","direction":"desc"}])"));
+  const auto secret_only = app_.Send(member_, "GET", "/api/tables/tasks/views/2");
+  ASSERT_EQ(secret_only.status, 200);
+  EXPECT_TRUE(secret_only.Json().at("filters").is_null()) << secret_only.body;
+  const auto listed = app_.Send(member_, "GET", "/api/tables/tasks/views");
+  ASSERT_EQ(listed.status, 200);
+  EXPECT_EQ(listed.body.find(R"("field":"secret")"), std::string::npos) << listed.body;
+  EXPECT_EQ(listed.body.find(R"("s1")"), std::string::npos) << listed.body;
+
+  const auto written = app_.Send(app_.admin(), "GET", "/api/tables/tasks/views/mixed");
+  ASSERT_EQ(written.status, 200);
+  EXPECT_EQ(written.Json().at("sorts").as_array().size(), 2u);
+  EXPECT_EQ(written.Json().at("filters").at("or").at(0).at("field"), "secret");
+  // The records still go through the whole view: secret s1, or more than 4 points and no secret.
+  EXPECT_EQ(Titles("view=mixed", &member_), Names{"Write docs"});
+  EXPECT_EQ(Titles("view=mixed"), Names{"Write docs"});
 }
 
 TEST_F(RecordsQuery, AggregatesCoverAllMatchingRowsExactly) {
