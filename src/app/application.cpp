@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <system_error>
+#include <thread>
 
 #include "access/access_index.hpp"
 #include "activity/activity_schema.hpp"
@@ -101,7 +102,8 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   http::ServerOptions server_options;
   server_options.host = settings.host;
   server_options.port = settings.port;
-  server_options.io_threads = settings.io_threads;
+  server_options.io_threads = IoThreads(settings, parts->database->dialect().is_postgres(),
+                                        std::thread::hardware_concurrency());
   server_options.worker_threads = settings.worker_threads;
   if (parts->options.tune_server) parts->options.tune_server(server_options);
   parts->server = std::make_unique<http::Server>(server_options);

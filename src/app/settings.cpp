@@ -1,11 +1,13 @@
 #include "app/settings.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/json/parse.hpp>
 
+#include "db/limits.hpp"
 #include "ratelimit/client_address.hpp"
 
 namespace cairn::app {
@@ -262,6 +264,15 @@ Result<Settings> LoadSettings(const Flags& flags, const EnvLookup& env) {
     return Error::Validation(std::move(message), std::move(reader.errors()));
   }
   return settings;
+}
+
+int IoThreads(const Settings& settings, bool postgres, unsigned cores) {
+  if (settings.io_threads > 0) return settings.io_threads;
+  const int per_core = static_cast<int>(std::max(1u, std::min(cores, 1024u)));
+  if (!postgres) return per_core;
+  const int pool =
+      settings.database_pool_size > 0 ? settings.database_pool_size : db::kDefaultPostgresPoolSize;
+  return std::max(per_core, std::min(kPostgresIoThreadsPerCore * per_core, pool));
 }
 
 }  // namespace cairn::app

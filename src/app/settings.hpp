@@ -59,4 +59,13 @@ EnvLookup ProcessEnvironment();
 // Every bad setting is reported; the error's `errors` name each one.
 Result<Settings> LoadSettings(const Flags& flags, const EnvLookup& env);
 
+// I/O threads per core on PostgreSQL when CAIRN_IO_THREADS is unset (see IoThreads).
+inline constexpr int kPostgresIoThreadsPerCore = 4;
+// The HTTP I/O threads: CAIRN_IO_THREADS, else one per core on SQLite (`cores` 0 counts as 1),
+// and on PostgreSQL 4 per core but no more than the pool's connections (never below one per
+// core). Handlers call the database synchronously on these threads: on PostgreSQL a thread
+// mostly waits for the server, so more threads than cores keep the cores busy, while threads
+// beyond the connections would only queue for one.
+int IoThreads(const Settings& settings, bool postgres, unsigned cores);
+
 }  // namespace cairn::app

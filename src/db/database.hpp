@@ -30,10 +30,13 @@ struct Rows {
 
 using RowCallback = std::function<void(const Row&)>;
 
-// Counters of one connection's statement cache (tests and diagnostics).
+// Counters of one connection's statement cache and server traffic (tests and diagnostics).
 struct ConnectionStats {
   std::uint64_t prepares = 0;    // statements compiled (cache misses)
   std::uint64_t cache_hits = 0;  // executions that reused a cached statement
+  // Requests sent to the server and waited for (PostgreSQL; always 0 on SQLite). A COMMIT sent
+  // without waiting is not one.
+  std::uint64_t round_trips = 0;
 };
 
 // One connection, used by one thread at a time. Statements are prepared once per connection

@@ -215,6 +215,124 @@ TEST_F(ConnectionTest, ReadTransactionsCannotWrite) {
   EXPECT_EQ(QueryInt(database(), "SELECT \"n\" FROM \"counter\""), 0);
 }
 
+TEST_F(ConnectionTest, ReadTransactionsSeeOneSnapshot) {
+  // A list's total and its page come from one read transaction: a write committed between its
+  // statements is not half seen.
+  CreateCounterTables();
+  std::int64_t first = -1;
+  std::int64_t second = -1;
+  CAIRN_ASSERT_OK(
+      database().Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
+        CAIRN_TRY(connection.Execute("SELECT COUNT(*) FROM \"items\"", {},
+                                     [&](const db::Row& row) { first = row.GetInt64(0); }));
+        std::thread([&] {
+          CAIRN_EXPECT_OK(RunScript(database(), "INSERT INTO \"items\" (\"n\") VALUES (1)"));
+        }).join();
+        CAIRN_TRY(connection.Execute("SELECT COUNT(*) FROM \"items\"", {},
+                                     [&](const db::Row& row) { second = row.GetInt64(0); }));
+        return Status();
+      }));
+  EXPECT_EQ(first, 0);
+  EXPECT_EQ(second, 0);
+  EXPECT_EQ(QueryInt(database(), "SELECT COUNT(*) FROM \"items\""), 1);
+}
+
+// One connection, so every transaction below reuses the one before it: on PostgreSQL a read's
+// BEGIN travels with its first statement and its COMMIT is read by the next use.
+class OneConnectionTest : public ConnectionTest {
+ protected:
+  db::DatabaseOptions Tuning() const override {
+    db::DatabaseOptions options;
+    options.pool_size = 1;
+    return options;
+  }
+};
+
+TEST_F(OneConnectionTest, AReadOfOneStatementCostsOneRoundTrip) {
+  CreateCounterTables();
+  const std::string sql = "SELECT COUNT(*) FROM \"items\"";
+  // Stats after each read's statement: what lies between two of them is one COMMIT, one BEGIN
+  // and one statement (already prepared).
+  std::vector<db::ConnectionStats> after;
+  for (int i = 0; i < 3; ++i) {
+    CAIRN_ASSERT_OK(
+        database().Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
+          CAIRN_TRY(connection.Execute(sql, {}));
+          after.push_back(connection.stats());
+          return {};
+        }));
+  }
+  db::ConnectionStats idle;
+  CAIRN_ASSERT_OK(database().Transaction(db::Access::kRead, [&](db::Connection& connection) {
+    idle = connection.stats();  // a read without statements sends nothing
+    return Status();
+  }));
+  const std::uint64_t expected = IsPostgres() ? 1 : 0;
+  EXPECT_EQ(after[1].round_trips - after[0].round_trips, expected);
+  EXPECT_EQ(after[2].round_trips - after[1].round_trips, expected);
+  EXPECT_EQ(idle.round_trips, after[2].round_trips);
+  EXPECT_EQ(after[2].prepares, after[1].prepares);
+}
+
+TEST_F(OneConnectionTest, ReadTransactionsLeaveTheirConnectionReadyWhateverHappened) {
+  CreateCounterTables();
+  // No statement at all.
+  CAIRN_ASSERT_OK(
+      database().Transaction(db::Access::kRead, [](db::Connection&) { return Status(); }));
+  // The first statement fails: its own error comes back, not the transaction's.
+  const Status failed =
+      database().Transaction(db::Access::kRead, [](db::Connection& connection) -> Status {
+        CAIRN_TRY(connection.Execute("SELECT \"n\" FROM \"missing\"", {}));
+        return {};
+      });
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.error().detail.find("missing"), std::string::npos) << Describe(failed.error());
+  // A later statement fails, after one that ran.
+  const Status later =
+      database().Transaction(db::Access::kRead, [](db::Connection& connection) -> Status {
+        CAIRN_TRY(connection.Execute("SELECT COUNT(*) FROM \"items\"", {}));
+        CAIRN_TRY(connection.Execute("SELECT COUNT(*) FROM \"also_missing\"", {}));
+        return {};
+      });
+  ASSERT_FALSE(later.ok());
+  // A first statement libpq refuses to send (more parameters than the wire protocol carries),
+  // after the BEGIN was queued. (SQLite's own limit is higher: there it simply runs.)
+  std::string in_list = "SELECT COUNT(*) FROM \"items\" WHERE \"n\" IN (?";
+  std::vector<Value> many(70000, Value(std::int64_t{1}));
+  for (std::size_t i = 1; i < many.size(); ++i) in_list += ",?";
+  in_list += ")";
+  const Status refused =
+      database().Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
+        CAIRN_TRY(connection.Execute(in_list, many));
+        return {};
+      });
+  if (IsPostgres()) {
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().detail.find("65535"), std::string::npos);
+  }
+  // Reads, planned per value too, then a write and a ping, one after another on the connection.
+  for (int round = 1; round <= 3; ++round) {
+    EXPECT_EQ(QueryInt(database(), "SELECT COUNT(*) FROM \"items\""), round - 1);
+    std::int64_t planned = -1;
+    CAIRN_ASSERT_OK(
+        database().Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
+          const Value zero{std::int64_t{0}};
+          CAIRN_TRY(connection.ExecutePlannedPerValue(
+              "SELECT COUNT(*) FROM \"items\" WHERE \"n\" >= ?", std::span<const Value>(&zero, 1),
+              [&](const db::Row& row) { planned = row.GetInt64(0); }));
+          return {};
+        }));
+    EXPECT_EQ(planned, round - 1);
+    CAIRN_ASSERT_OK(RunScript(database(), "INSERT INTO \"items\" (\"n\") VALUES (1)"));
+    CAIRN_ASSERT_OK(database().Ping());
+  }
+  // A script is a first statement too.
+  CAIRN_ASSERT_OK(database().Transaction(db::Access::kRead, [](db::Connection& connection) {
+    return connection.ExecuteScript("SELECT 1");
+  }));
+  EXPECT_EQ(QueryInt(database(), "SELECT COUNT(*) FROM \"items\""), 3);
+}
+
 TEST_F(ConnectionTest, NestedTransactionIsAnError) {
   Status inner;
   CAIRN_ASSERT_OK(database().Transaction(db::Access::kWrite, [&](db::Connection&) {

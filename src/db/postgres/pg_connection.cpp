@@ -2,6 +2,7 @@
 
 #include <poll.h>
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -222,11 +223,47 @@ bool PgConnection::in_failed_transaction() const {
 }
 
 bool PgConnection::idle() const {
-  return PQtransactionStatus(conn_) == PQTRANS_IDLE;
+  return commit_in_flight_ || PQtransactionStatus(conn_) == PQTRANS_IDLE;
+}
+
+void PgConnection::BeginWithFirstStatement(std::string begin_sql) {
+  pending_begin_ = std::move(begin_sql);
+}
+
+void PgConnection::CommitWithoutWaiting() {
+  if (!pending_begin_.empty()) {  // no statement ran: there is no transaction to end
+    pending_begin_.clear();
+    return;
+  }
+  // A send that fails leaves the connection broken, which the pool sees.
+  commit_in_flight_ = PQsendQuery(conn_, "COMMIT") == 1;
+}
+
+Status PgConnection::FinishPendingCommit() {
+  if (!commit_in_flight_) return {};
+  commit_in_flight_ = false;
+  Status status;
+  while (PGresult* raw = PQgetResult(conn_)) {
+    ResultPtr result(raw);
+    if (PQresultStatus(raw) != PGRES_COMMAND_OK && status.ok()) {
+      status = ResultError(raw, "commit");
+    }
+  }
+  return status;
+}
+
+Status PgConnection::Rollback() {
+  if (!pending_begin_.empty()) {
+    pending_begin_.clear();
+    return {};
+  }
+  return ExecuteScript("ROLLBACK");
 }
 
 Status PgConnection::Reset() {
   PQreset(conn_);
+  pending_begin_.clear();
+  commit_in_flight_ = false;
   cache_.Clear();
   evicted_.clear();  // the server forgot them with the old session
   timed_out_ = false;
@@ -238,10 +275,11 @@ Status PgConnection::Reset() {
 }
 
 void PgConnection::DeallocateEvicted() {
-  if (evicted_.empty() || !idle()) return;
+  if (evicted_.empty() || !idle() || !FinishPendingCommit().ok()) return;
   std::string sql;
   for (const auto& name : evicted_) sql += "DEALLOCATE \"" + name + "\";";
   evicted_.clear();
+  ++stats_.round_trips;
   ResultPtr result(PQexec(conn_, sql.c_str()));
 }
 
@@ -274,12 +312,14 @@ Error PgConnection::ResultError(const PGresult* result, std::string_view context
 }
 
 Result<const std::string*> PgConnection::Prepare(std::string_view sql) {
+  CAIRN_TRY(FinishPendingCommit());
   if (const std::string* cached = cache_.Find(sql)) {
     ++stats_.cache_hits;
     return cached;
   }
   std::string name = "cairn_" + std::to_string(++next_statement_);
   const std::string translated = Dialect::Postgres().TranslatePlaceholders(sql);
+  ++stats_.round_trips;
   ResultPtr result(PQprepare(conn_, name.c_str(), translated.c_str(), 0, nullptr));
   if (PQresultStatus(result.get()) != PGRES_COMMAND_OK) {
     return ResultError(result.get(), "prepare", sql);
@@ -288,13 +328,70 @@ Result<const std::string*> PgConnection::Prepare(std::string_view sql) {
   return &cache_.Insert(sql, std::move(name));
 }
 
+template <typename Send>
+PGresult* PgConnection::Run(const Send& send) {
+  if (!pending_begin_.empty()) return RunAfterBegin(send);
+  ++stats_.round_trips;
+  if (send() != 1) return nullptr;
+  PGresult* last = nullptr;  // as PQexec: the last result, so an error is never hidden
+  while (PGresult* next = PQgetResult(conn_)) {
+    PQclear(last);
+    last = next;
+  }
+  return last;
+}
+
+template <typename Send>
+PGresult* PgConnection::RunAfterBegin(const Send& send) {
+  const std::string begin = std::move(pending_begin_);
+  pending_begin_.clear();
+  ++stats_.round_trips;
+  if (PQenterPipelineMode(conn_) != 1) return nullptr;
+  const bool begun =
+      PQsendQueryParams(conn_, begin.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0) == 1;
+  ResultPtr refused;  // the statement could not even be queued (its error, kept before the sync)
+  if (begun && send() != 1) refused.reset(PQmakeEmptyPGresult(conn_, PGRES_FATAL_ERROR));
+  // Whatever was queued is synced and read, or the pipeline cannot end. Each query's results
+  // end with a null; the pipeline ends with its sync result.
+  std::array<ResultPtr, 2> results;  // the BEGIN's, the statement's
+  std::size_t count = 0;
+  if (begun && PQpipelineSync(conn_) == 1) {
+    for (int ends = 0; ends <= 2;) {
+      PGresult* next = PQgetResult(conn_);
+      if (next == nullptr) {
+        if (broken()) break;
+        ++ends;
+        continue;
+      }
+      if (PQresultStatus(next) == PGRES_PIPELINE_SYNC) {
+        PQclear(next);
+        break;
+      }
+      if (count < results.size()) {
+        results[count++].reset(next);
+      } else {
+        PQclear(next);
+      }
+    }
+  }
+  PQexitPipelineMode(conn_);
+  // A failed BEGIN aborts the statement behind it: its error is the one to report.
+  if (count > 0 && PQresultStatus(results[0].get()) != PGRES_COMMAND_OK) {
+    return results[0].release();
+  }
+  if (refused) return refused.release();
+  return count == 2 ? results[1].release() : nullptr;
+}
+
 Result<std::int64_t> PgConnection::Execute(std::string_view sql, std::span<const Value> params,
                                            const RowCallback& on_row) {
   const Params wire(params);
   if (wire.has_nul()) return Error::Validation("Text values may not contain the NUL character");
   CAIRN_ASSIGN_OR_RETURN(const std::string* name, Prepare(sql));
-  ResultPtr result(PQexecPrepared(conn_, name->c_str(), wire.count(), wire.values(), wire.lengths(),
-                                  wire.formats(), 0));
+  ResultPtr result(Run([&] {
+    return PQsendQueryPrepared(conn_, name->c_str(), wire.count(), wire.values(), wire.lengths(),
+                               wire.formats(), 0);
+  }));
   return Finish(result.get(), sql, on_row);
 }
 
@@ -305,8 +402,11 @@ Result<std::int64_t> PgConnection::ExecutePlannedPerValue(std::string_view sql,
   if (wire.has_nul()) return Error::Validation("Text values may not contain the NUL character");
   // The unnamed statement: parsed and planned for these values, and not kept.
   const std::string translated = Dialect::Postgres().TranslatePlaceholders(sql);
-  ResultPtr result(PQexecParams(conn_, translated.c_str(), wire.count(), nullptr, wire.values(),
-                                wire.lengths(), wire.formats(), 0));
+  CAIRN_TRY(FinishPendingCommit());
+  ResultPtr result(Run([&] {
+    return PQsendQueryParams(conn_, translated.c_str(), wire.count(), nullptr, wire.values(),
+                             wire.lengths(), wire.formats(), 0);
+  }));
   return Finish(result.get(), sql, on_row);
 }
 
@@ -329,7 +429,13 @@ Result<std::int64_t> PgConnection::Finish(PGresult* result, std::string_view sql
 }
 
 Status PgConnection::ExecuteScript(std::string_view sql) {
-  const std::string text(sql);
+  CAIRN_TRY(FinishPendingCommit());
+  // A pending BEGIN joins the script: one simple query, one round trip.
+  std::string text = std::move(pending_begin_);
+  pending_begin_.clear();
+  if (!text.empty()) text += "; ";
+  text += sql;
+  ++stats_.round_trips;
   ResultPtr result(PQexec(conn_, text.c_str()));
   const ExecStatusType status = PQresultStatus(result.get());
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY) {
@@ -339,6 +445,8 @@ Status PgConnection::ExecuteScript(std::string_view sql) {
 }
 
 Status PgConnection::Ping(std::chrono::milliseconds timeout) {
+  CAIRN_TRY(FinishPendingCommit());
+  ++stats_.round_trips;
   if (PQsendQuery(conn_, "SELECT 1") == 0) return ResultError(nullptr, "ping");
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (PQisBusy(conn_) != 0) {

@@ -35,8 +35,18 @@ class PgConnection final : public Connection {
   bool broken() const;
   // Inside a transaction that an error has aborted (COMMIT would silently roll back).
   bool in_failed_transaction() const;
-  // Idle: no transaction open.
+  // Idle: no transaction open, or only the COMMIT of one on its way (CommitWithoutWaiting).
   bool idle() const;
+
+  // Read transactions cost no round trip of their own: the BEGIN waits for the first statement
+  // and travels with it in one pipeline, and the COMMIT is sent without waiting for its answer,
+  // which the next use of the connection reads (by then it has long arrived).
+  void BeginWithFirstStatement(std::string begin_sql);
+  void CommitWithoutWaiting();
+  // Reads the answer of a COMMIT sent without waiting; every other use does this first.
+  Status FinishPendingCommit();
+  // Ends the open transaction: ROLLBACK, or nothing when its BEGIN was never sent.
+  Status Rollback();
   // Reconnects with the same parameters and session set-up; cached statements are forgotten.
   Status Reset();
   // `SELECT 1` within `timeout`; on timeout the query is cancelled and the connection reported
@@ -49,6 +59,12 @@ class PgConnection final : public Connection {
   explicit PgConnection(PGconn* conn);
   Status SetUpSession();
   Result<const std::string*> Prepare(std::string_view sql);
+  // The result of the statement `send` queues (a libpq PQsend… call); a pending BEGIN goes
+  // ahead of it in one pipeline. Defined in the .cpp, its only user.
+  template <typename Send>
+  PGresult* Run(const Send& send);
+  template <typename Send>
+  PGresult* RunAfterBegin(const Send& send);
   // Rows to `on_row` and the count, or the error, of an executed statement.
   Result<std::int64_t> Finish(PGresult* result, std::string_view sql, const RowCallback& on_row);
   Error ResultError(const PGresult* result, std::string_view context, std::string_view sql = {});
@@ -59,6 +75,8 @@ class PgConnection final : public Connection {
   std::uint64_t next_statement_ = 0;
   ConnectionStats stats_;
   bool timed_out_ = false;
+  std::string pending_begin_;  // BeginWithFirstStatement's BEGIN, not sent yet
+  bool commit_in_flight_ = false;
 };
 
 }  // namespace cairn::db::postgres

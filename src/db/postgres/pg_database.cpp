@@ -19,9 +19,7 @@ class RollbackGuard {
  public:
   explicit RollbackGuard(PgConnection& connection) : connection_(&connection) {}
   ~RollbackGuard() {
-    if (connection_ != nullptr && !connection_->broken()) {
-      (void)connection_->ExecuteScript("ROLLBACK");
-    }
+    if (connection_ != nullptr && !connection_->broken()) (void)connection_->Rollback();
   }
   void Dismiss() { connection_ = nullptr; }
 
@@ -96,14 +94,24 @@ class PgDatabase final : public Database {
     ~Lease() { owner->Release(std::move(connection)); }
   };
 
+  // Reads are REPEATABLE READ, so a list's total and its page come from one snapshot (as on
+  // SQLite); a read-only transaction there never fails to serialize.
+  static constexpr const char* kBeginRead = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
+
+  static Status Begin(PgConnection& conn, Access access) {
+    CAIRN_TRY(conn.FinishPendingCommit());  // the previous lease's read may still be committing
+    if (access != Access::kRead) return conn.ExecuteScript("BEGIN");
+    conn.BeginWithFirstStatement(kBeginRead);
+    return {};
+  }
+
   static Status RunOnce(PgConnection& conn, Access access,
                         const std::function<Status(Connection&)>& work) {
-    const char* begin = access == Access::kRead ? "BEGIN READ ONLY" : "BEGIN";
-    Status status = conn.ExecuteScript(begin);
+    Status status = Begin(conn, access);
     if (!status.ok() && conn.broken()) {
       // Broken while idle in the pool (server restart): nothing ran yet, reconnect and go on.
       CAIRN_TRY(conn.Reset());
-      status = conn.ExecuteScript(begin);
+      status = Begin(conn, access);
     }
     CAIRN_TRY(std::move(status));
     RollbackGuard rollback(conn);
@@ -114,7 +122,11 @@ class PgDatabase final : public Database {
           "a statement failed inside the transaction but the work reported "
           "success; rolled back");
     }
-    CAIRN_TRY(conn.ExecuteScript("COMMIT"));
+    if (access == Access::kRead) {
+      conn.CommitWithoutWaiting();  // nothing to make durable: the answer need not wait for it
+    } else {
+      CAIRN_TRY(conn.ExecuteScript("COMMIT"));
+    }
     rollback.Dismiss();
     return {};
   }
@@ -148,9 +160,7 @@ class PgDatabase final : public Database {
   }
 
   void Release(std::unique_ptr<PgConnection> connection) {
-    if (!connection->broken() && !connection->idle()) {
-      (void)connection->ExecuteScript("ROLLBACK");
-    }
+    if (!connection->broken() && !connection->idle()) (void)connection->Rollback();
     const bool keep = !connection->broken() && connection->idle();
     if (keep) connection->DeallocateEvicted();
     {
