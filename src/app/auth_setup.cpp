@@ -5,6 +5,7 @@
 #include "auth/auth_schema.hpp"
 #include "common/log.hpp"
 #include "ratelimit/rate_limit_middleware.hpp"
+#include "records/comment_service.hpp"
 
 namespace cairn::app {
 
@@ -27,7 +28,9 @@ Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& 
 
   AuthParts parts;
   parts.mailer = std::move(mailer);
-  auth::AuthOptions options{config, std::move(secret), settings.base_url};
+  auth::AuthOptions options{config, std::move(secret), settings.base_url, {}};
+  // An erased account's comments stay, with no author (the person is gone, the discussion not).
+  options.on_account_erased.push_back(&records::ForgetCommentAuthor);
   parts.service = std::make_unique<auth::AuthService>(database, std::move(options), parts.mailer);
   parts.cookies = std::make_unique<api::SessionCookies>(parts.service->codec(),
                                                         settings.base_url.starts_with("https://"));

@@ -6,7 +6,6 @@
 
 #include <boost/json.hpp>
 
-#include "activity/activity.hpp"
 #include "auth/auth_errors.hpp"
 #include "auth/auth_service.hpp"
 #include "auth/limits.hpp"
@@ -206,10 +205,8 @@ Status AuthService::DeleteUser(const User& user, std::optional<std::string_view>
     }
   }
   return WriteTransaction([&](db::Connection& connection) -> Status {
-    // The account is erased: its entries lose their actor and stay (D50 rules 2 and 3); the
-    // erasure itself is recorded with no actor and nothing about the person but the old id.
-    CAIRN_TRY(activity::ForgetActor(connection, user.id));
-    CAIRN_TRY(auth::DeleteUser(connection, user.id));
+    // The erasure itself is recorded with no actor and nothing about the person but the old id.
+    CAIRN_TRY(EraseAccount(connection, user.id));
     return RecordEvent(connection, "account.deletion.purged", Actor{},
                        {{"userId", user.id}, {"requestedBy", "user"}});
   });

@@ -2,7 +2,6 @@
 // API layer's: these assume the caller is allowed.
 #include <boost/json.hpp>
 
-#include "activity/activity.hpp"
 #include "auth/auth_errors.hpp"
 #include "auth/auth_service.hpp"
 #include "auth/limits.hpp"
@@ -172,9 +171,7 @@ Status AuthService::RemoveUser(const Actor& admin, std::string_view user_id) {
   }
   return WriteTransaction([&](db::Connection& connection) -> Status {
     CAIRN_TRY(LoadUser(connection, user_id));
-    // The account is erased: its entries lose their actor and stay (D50 rules 2 and 3).
-    CAIRN_TRY(activity::ForgetActor(connection, user_id));
-    CAIRN_TRY(auth::DeleteUser(connection, user_id));
+    CAIRN_TRY(EraseAccount(connection, user_id));
     return RecordEvent(connection, "user.remove", admin, {{"targetUserId", user_id}});
   });
 }

@@ -113,6 +113,14 @@ Result<User> AuthService::LoadUser(db::Connection& connection, std::string_view 
   return std::move(*user);
 }
 
+Status AuthService::EraseAccount(db::Connection& connection, std::string_view user_id) {
+  CAIRN_TRY(activity::ForgetActor(connection, user_id));
+  for (const AccountErasureHook& hook : options_.on_account_erased) {
+    CAIRN_TRY(hook(connection, user_id));
+  }
+  return auth::DeleteUser(connection, user_id);
+}
+
 // --- Sessions -----------------------------------------------------------------------------------
 
 Result<IssuedSession> AuthService::CreateSession(db::Connection& connection, const User& user,

@@ -29,10 +29,15 @@
 
 namespace cairn::auth {
 
+// Runs inside the transaction that erases an account, before its user row goes: another module
+// unties its rows from the person (a comment's author, say). Auth cannot know those modules.
+using AccountErasureHook = std::function<Status(db::Connection&, std::string_view user_id)>;
+
 struct AuthOptions {
   config::AuthConfig config;
   std::string secret;    // signs cookies
   std::string base_url;  // links in mail
+  std::vector<AccountErasureHook> on_account_erased;
 };
 
 // A new session and the token that only its holder knows.
@@ -154,6 +159,9 @@ class AuthService {
   Status WriteTransaction(const std::function<Status(db::Connection&)>& work);
   Status CheckPassword(std::string_view password, std::string_view field) const;
   Result<User> LoadUser(db::Connection& connection, std::string_view user_id);
+  // Erases the account inside the caller's transaction: its activity entries lose their actor
+  // and stay (D50 rules 2 and 3), every erasure hook runs, then the user row and all it owns go.
+  Status EraseAccount(db::Connection& connection, std::string_view user_id);
   // The user with this (normalized) email, in its own read transaction.
   Result<std::optional<User>> FindByEmail(std::string_view email);
   Status SendTokenMail(const User& user, std::string_view purpose, std::string_view value,

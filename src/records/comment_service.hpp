@@ -10,7 +10,7 @@
 // Every write records its activity entry (comment.create, comment.update, comment.delete, with
 // the table and record) in the same transaction. Answers are JSON text in the wire shape:
 // {id, recordId, tableId, userId, content, createdAt, updatedAt, user:{id, name, email} | null}
-// (user null when the author's account is gone; userId null too once ForgetCommentAuthor ran).
+// (userId and user null once the author's account is erased: ForgetCommentAuthor runs then).
 //
 // Reads join the author's name and email from `_cairn_auth_users`, so the service needs the auth
 // tables (its routes exist only with auth, D17); DeleteCommentsOf does not.
@@ -70,8 +70,8 @@ Status DeleteCommentsOf(db::Connection& connection, std::string_view table_name,
                         std::int64_t record_id);
 
 // Forgets the author of every comment by `user_id` (the account is being erased): the comments
-// stay, with userId and user null, and only admins may still edit or delete them. Call it inside
-// the transaction that deletes the user, as activity::ForgetActor.
+// stay, with userId and user null, and only admins may still edit or delete them. The app hooks
+// it into every account erasure (auth::AuthOptions::on_account_erased), inside its transaction.
 Status ForgetCommentAuthor(db::Connection& connection, std::string_view user_id);
 
 }  // namespace cairn::records

@@ -508,33 +508,36 @@ TEST_F(CommentsTest, TheUserIsTheAuthorAndNullOnceErased) {
       app_.Send(app_.admin(), "GET", path + "/" + id).Json().at("comment").at("user").at("name"),
       "Renamed");
 
+  // An erased account leaves its comments with no author at all: userId and user null.
   ASSERT_EQ(app_.Send(app_.admin(), "POST", "/api/auth/admin/remove-user",
                       R"({"userId":")" + member.user_id + "\"}")
                 .status,
             200);
   const auto orphan = app_.Send(app_.admin(), "GET", path + "/" + id);
   ASSERT_EQ(orphan.status, 200) << orphan.body;
+  EXPECT_TRUE(orphan.Json().at("comment").at("userId").is_null()) << orphan.body;
   EXPECT_TRUE(orphan.Json().at("comment").at("user").is_null()) << orphan.body;
-  EXPECT_EQ(orphan.Json().at("comment").at("userId"), boost::json::value(member.user_id));
   EXPECT_EQ(orphan.Json().at("comment").at("content"), "from a member");
   const auto list = app_.Send(app_.admin(), "GET", path).Json();
+  EXPECT_EQ(list.at("comments").at(0).at("userId"), boost::json::value(app_.admin().user_id));
   EXPECT_FALSE(list.at("comments").at(0).at("user").is_null());
-  EXPECT_TRUE(list.at("comments").at(1).at("user").is_null());
-
-  // The erase flow may forget the author altogether (records::ForgetCommentAuthor): userId null.
-  const Status forgotten =
-      app_.app().app().database().Transaction(db::Access::kWrite, [&](db::Connection& connection) {
-        return records::ForgetCommentAuthor(connection, member.user_id);
-      });
-  ASSERT_TRUE(forgotten.ok()) << forgotten.error().detail;
-  const auto anonymous = app_.Send(app_.admin(), "GET", path + "/" + id).Json().at("comment");
-  EXPECT_TRUE(anonymous.at("userId").is_null());
-  EXPECT_TRUE(anonymous.at("user").is_null());
+  EXPECT_TRUE(list.at("comments").at(1).at("userId").is_null());
   EXPECT_EQ(app_.Send(app_.admin(), "GET", path + "/" + by_admin.at("id").as_string().c_str())
                 .Json()
                 .at("comment")
                 .at("userId"),
             boost::json::value(app_.admin().user_id));
+  // So does an account its owner deletes.
+  const Caller leaving = app_.NewUser("member");
+  const std::string left_behind = IdOf(Post(leaving, record, "before I go"));
+  ASSERT_EQ(app_.Send(leaving, "POST", "/api/auth/delete-user",
+                      R"({"password":")" + std::string(kTestPassword) + "\"}")
+                .status,
+            200);
+  const auto after_leaving = app_.Send(app_.admin(), "GET", path + "/" + left_behind).Json();
+  EXPECT_TRUE(after_leaving.at("comment").at("userId").is_null());
+  EXPECT_TRUE(after_leaving.at("comment").at("user").is_null());
+  EXPECT_EQ(after_leaving.at("comment").at("content"), "before I go");
   // Nobody owns it now: members may not change it; an admin may still tidy it up.
   const Caller other = app_.NewUser("member");
   EXPECT_EQ(app_.Send(other, "PATCH", path + "/" + id, Body("mine now?")).status, 404);

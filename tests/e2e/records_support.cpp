@@ -6,7 +6,6 @@ namespace cairn::test {
 namespace {
 
 constexpr const char* kAdminEmail = "admin@example.com";
-constexpr const char* kPassword = "correct horse 1";
 
 TestAppOptions Options(const std::string& tables_yaml, const std::string& auth_extra) {
   TestAppOptions options;
@@ -14,14 +13,15 @@ TestAppOptions Options(const std::string& tables_yaml, const std::string& auth_e
                         "\nauth:\n  strategies:\n    - type: emailAndPassword\n" + auth_extra;
   options.tune_settings = [](app::Settings& settings) {
     settings.admin_email = kAdminEmail;
-    settings.admin_password = kPassword;
+    settings.admin_password = kTestPassword;
   };
   return options;
 }
 
 Caller SignIn(TestApp& app, const std::string& email) {
-  const auto result = app.Client().PostJson(
-      "/api/auth/sign-in/email", R"({"email":")" + email + R"(","password":")" + kPassword + "\"}");
+  const auto result =
+      app.Client().PostJson("/api/auth/sign-in/email",
+                            R"({"email":")" + email + R"(","password":")" + kTestPassword + "\"}");
   const auto json = result.Json();
   if (result.status != 200 || !json.is_object()) {
     throw std::runtime_error("sign-in failed: " + result.body);
@@ -41,7 +41,7 @@ Caller RecordsApp::NewUser(const std::string& role) {
   const std::string email = role + std::to_string(++users_) + "@example.com";
   const auto created =
       Send(admin_, "POST", "/api/auth/admin/create-user",
-           R"({"email":")" + email + R"(","password":")" + kPassword + R"(","name":"User )" +
+           R"({"email":")" + email + R"(","password":")" + kTestPassword + R"(","name":"User )" +
                std::to_string(users_) + R"(","role":")" + role + "\"}");
   if (created.status != 200) throw std::runtime_error("create-user failed: " + created.body);
   return SignIn(app_, email);

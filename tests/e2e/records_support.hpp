@@ -10,6 +10,9 @@
 
 namespace cairn::test {
 
+// The password of the admin and of every user NewUser makes.
+inline constexpr const char* kTestPassword = "correct horse 1";
+
 struct Caller {
   std::string user_id;
   std::string token;  // empty: no session
