@@ -8,6 +8,7 @@
 #include "records/limits.hpp"
 #include "records/record_service.hpp"
 #include "records/record_writes.hpp"
+#include "schema/live_row_counts.hpp"
 #include "schema/physical_model.hpp"
 
 namespace cairn::records {
@@ -100,20 +101,22 @@ Result<std::string> RecordService::CreateMany(const config::Table& table, const 
           db::Access::kWrite,
           [&](db::Connection& connection) -> Status {
             records.resize(1);  // a retried transaction starts over
-            std::vector<activity::ActivityEntry> entries;
-            entries.reserve(all_writes.size());
-            for (std::size_t i = 0; i < all_writes.size(); ++i) {
-              const auto& writes = all_writes[i];
-              CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, writes,
-                                        Indexed("records", i) + ".fields"));
-              CAIRN_ASSIGN_OR_RETURN(Snapshot created,
-                                     InsertRecord(connection, reader, access, actor, writes));
-              if (records.size() > 1) records.push_back(',');
-              records += created.record_json;
-              entries.push_back(ChangeEntry(table, actor, "create", created.id,
-                                            Changes({}, created.fields_json)));
-            }
-            return activity::RecordActivities(connection, entries);
+            return schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
+              std::vector<activity::ActivityEntry> entries;
+              entries.reserve(all_writes.size());
+              for (std::size_t i = 0; i < all_writes.size(); ++i) {
+                const auto& writes = all_writes[i];
+                CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, writes,
+                                          Indexed("records", i) + ".fields"));
+                CAIRN_ASSIGN_OR_RETURN(Snapshot created,
+                                       InsertRecord(connection, reader, access, actor, writes));
+                if (records.size() > 1) records.push_back(',');
+                records += created.record_json;
+                entries.push_back(ChangeEntry(table, actor, "create", created.id,
+                                              Changes({}, created.fields_json)));
+              }
+              return activity::RecordActivities(connection, entries);
+            });
           }),
       "records"));
   return R"({"created":)" + std::to_string(all_writes.size()) + R"(,"records":)" + records + "]}";
@@ -165,30 +168,32 @@ Result<std::string> RecordService::UpdateMany(const config::Table& table, const 
           db::Access::kWrite,
           [&](db::Connection& connection) -> Status {
             records.resize(1);
-            for (std::size_t i = 0; i < parsed.size(); ++i) {
-              const Item& item = parsed[i];
-              CAIRN_ASSIGN_OR_RETURN(Snapshot before,
-                                     ReadSnapshot(connection, reader, access, item.id, true));
-              if (!before.found || before.deleted) {
-                return AtItem(RecordNotFound(), Indexed("records", i) + ".id");
+            return schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
+              for (std::size_t i = 0; i < parsed.size(); ++i) {
+                const Item& item = parsed[i];
+                CAIRN_ASSIGN_OR_RETURN(Snapshot before,
+                                       ReadSnapshot(connection, reader, access, item.id, true));
+                if (!before.found || before.deleted) {
+                  return AtItem(RecordNotFound(), Indexed("records", i) + ".id");
+                }
+                if (!access.Can(Action::kUpdate)) return Denied("update");
+                if (item.expected_updated_at && *item.expected_updated_at != before.updated_at) {
+                  return AtItem(Error::Conflict("A record was changed since it was read"),
+                                Indexed("records", i) + ".updatedAt");
+                }
+                CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, item.writes,
+                                          Indexed("records", i) + ".fields"));
+                CAIRN_TRY(
+                    UpdateRow(connection, reader, actor, item.id, item.writes, before.updated_at));
+                CAIRN_ASSIGN_OR_RETURN(Snapshot after,
+                                       ReadSnapshot(connection, reader, access, item.id, false));
+                if (records.size() > 1) records.push_back(',');
+                records += after.record_json;
+                CAIRN_TRY(LogChange(connection, table, actor, "update", item.id,
+                                    Changes(before.fields_json, after.fields_json)));
               }
-              if (!access.Can(Action::kUpdate)) return Denied("update");
-              if (item.expected_updated_at && *item.expected_updated_at != before.updated_at) {
-                return AtItem(Error::Conflict("A record was changed since it was read"),
-                              Indexed("records", i) + ".updatedAt");
-              }
-              CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, item.writes,
-                                        Indexed("records", i) + ".fields"));
-              CAIRN_TRY(
-                  UpdateRow(connection, reader, actor, item.id, item.writes, before.updated_at));
-              CAIRN_ASSIGN_OR_RETURN(Snapshot after,
-                                     ReadSnapshot(connection, reader, access, item.id, false));
-              if (records.size() > 1) records.push_back(',');
-              records += after.record_json;
-              CAIRN_TRY(LogChange(connection, table, actor, "update", item.id,
-                                  Changes(before.fields_json, after.fields_json)));
-            }
-            return {};
+              return {};
+            });
           }),
       "records"));
   return R"({"updated":)" + std::to_string(parsed.size()) + R"(,"records":)" + records + "]}";
@@ -206,25 +211,27 @@ Result<std::string> RecordService::DeleteMany(const config::Table& table, const 
   const bool permanent = permanent_value && permanent_value->get_bool();
   const RecordReader& reader = ReaderOf(table);
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      CAIRN_ASSIGN_OR_RETURN(Snapshot before,
-                             ReadSnapshot(connection, reader, access, ids[i], true));
-      if (!before.found || (before.deleted && !permanent)) {
-        return AtItem(RecordNotFound(), Indexed("ids", i));
+    return schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        CAIRN_ASSIGN_OR_RETURN(Snapshot before,
+                               ReadSnapshot(connection, reader, access, ids[i], true));
+        if (!before.found || (before.deleted && !permanent)) {
+          return AtItem(RecordNotFound(), Indexed("ids", i));
+        }
+        if (!access.Can(permanent ? Action::kPermanentDelete : Action::kDelete)) {
+          return Denied(permanent ? "permanently delete" : "delete");
+        }
+        if (permanent) {
+          CAIRN_TRY(PurgeRow(connection, reader, ids[i]));
+          CAIRN_TRY(DeleteCommentsOf(connection, table.name, ids[i]));
+        } else {
+          CAIRN_TRY(SoftDeleteRow(connection, reader, actor, ids[i]));
+        }
+        CAIRN_TRY(LogChange(connection, table, actor, permanent ? "permanent_delete" : "delete",
+                            ids[i], Changes(before.fields_json, {})));
       }
-      if (!access.Can(permanent ? Action::kPermanentDelete : Action::kDelete)) {
-        return Denied(permanent ? "permanently delete" : "delete");
-      }
-      if (permanent) {
-        CAIRN_TRY(PurgeRow(connection, reader, ids[i]));
-        CAIRN_TRY(DeleteCommentsOf(connection, table.name, ids[i]));
-      } else {
-        CAIRN_TRY(SoftDeleteRow(connection, reader, actor, ids[i]));
-      }
-      CAIRN_TRY(LogChange(connection, table, actor, permanent ? "permanent_delete" : "delete",
-                          ids[i], Changes(before.fields_json, {})));
-    }
-    return {};
+      return {};
+    });
   }));
   return R"({"deleted":)" + std::to_string(ids.size()) + "}";
 }
@@ -236,21 +243,23 @@ Result<std::string> RecordService::RestoreMany(const config::Table& table, const
   CAIRN_ASSIGN_OR_RETURN(auto ids, BatchIds(body));
   const RecordReader& reader = ReaderOf(table);
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      CAIRN_ASSIGN_OR_RETURN(Snapshot before,
-                             ReadSnapshot(connection, reader, access, ids[i], true));
-      if (!before.found) return AtItem(RecordNotFound(), Indexed("ids", i));
-      if (!access.Can(Action::kRestore)) return Denied("restore");
-      if (!before.deleted) {
-        return Error::Validation("Invalid batch", {{Indexed("ids", i), "is not in the trash"}});
+    return schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
+      for (std::size_t i = 0; i < ids.size(); ++i) {
+        CAIRN_ASSIGN_OR_RETURN(Snapshot before,
+                               ReadSnapshot(connection, reader, access, ids[i], true));
+        if (!before.found) return AtItem(RecordNotFound(), Indexed("ids", i));
+        if (!access.Can(Action::kRestore)) return Denied("restore");
+        if (!before.deleted) {
+          return Error::Validation("Invalid batch", {{Indexed("ids", i), "is not in the trash"}});
+        }
+        CAIRN_TRY(RestoreRow(connection, reader, actor, ids[i], before.updated_at));
+        CAIRN_ASSIGN_OR_RETURN(Snapshot after,
+                               ReadSnapshot(connection, reader, access, ids[i], false));
+        CAIRN_TRY(
+            LogChange(connection, table, actor, "restore", ids[i], Changes({}, after.fields_json)));
       }
-      CAIRN_TRY(RestoreRow(connection, reader, actor, ids[i], before.updated_at));
-      CAIRN_ASSIGN_OR_RETURN(Snapshot after,
-                             ReadSnapshot(connection, reader, access, ids[i], false));
-      CAIRN_TRY(
-          LogChange(connection, table, actor, "restore", ids[i], Changes({}, after.fields_json)));
-    }
-    return {};
+      return {};
+    });
   }));
   return R"({"restored":)" + std::to_string(ids.size()) + "}";
 }

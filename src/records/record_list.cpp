@@ -1,5 +1,6 @@
 // RecordService::List: one page of records under the list parameters (D37–D38), its total,
 // and the aggregations or groups over all matching rows, all in one read transaction.
+#include <span>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "records/record_service.hpp"
 #include "records/record_views.hpp"
 #include "records/record_writes.hpp"
+#include "schema/live_row_counts.hpp"
 
 namespace cairn::records {
 
@@ -161,13 +163,15 @@ Result<std::string> RecordService::List(const config::Table& table, const Actor&
   const std::vector<const config::Field*> selected =
       options.fields ? SelectedFields(access, *options.fields) : access.ReadableFields();
 
-  // All live rows: every row but the trash. A bare COUNT(*) is answered from the smallest
-  // b-tree without visiting rows, and the trash count reads the small part of its index.
+  // All live rows: every row but the trash, counted by the schema's means.
   const bool unfiltered = only_live_rows && !narrowed;
-  const std::string count_sql = unfiltered ? "SELECT (SELECT COUNT(*) FROM " + reader.table_sql() +
-                                                 ") - (SELECT COUNT(*) FROM " + reader.table_sql() +
-                                                 " WHERE \"deleted_at\" IS NOT NULL)"
-                                           : "SELECT COUNT(*) FROM " + reader.table_sql() + where;
+  schema::LiveRowCountQuery count;
+  if (unfiltered) {
+    count = schema::LiveRowCount(database_.dialect(), table.sql_name);
+  } else {
+    count.sql = "SELECT COUNT(*) FROM " + reader.table_sql() + where;
+  }
+  const std::span<const db::Value> count_params = unfiltered ? count.params : params;
   const int offset = options.page ? (*options.page - 1) * options.limit : options.offset;
   std::optional<DisplayContext> display;
   if (options.format.display) {
@@ -178,7 +182,7 @@ Result<std::string> RecordService::List(const config::Table& table, const Actor&
   std::string summary;  // `,"aggregations":{…}` or `,"groups":[…]`
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
     records.resize(1);
-    CAIRN_TRY(RunListStatement(connection, narrowed, count_sql, params,
+    CAIRN_TRY(RunListStatement(connection, narrowed, count.sql, count_params,
                                [&](const db::Row& row) { total = row.GetInt64(0); }));
     std::vector<db::Value> page_params = params;
     page_params.emplace_back(static_cast<std::int64_t>(options.limit));

@@ -6,6 +6,7 @@
 #include "records/limits.hpp"
 #include "records/record_service.hpp"
 #include "records/record_writes.hpp"
+#include "schema/live_row_counts.hpp"
 #include "schema/physical_model.hpp"
 
 namespace cairn::records {
@@ -126,42 +127,45 @@ Result<std::string> RecordService::Upsert(const config::Table& table, const Acto
   CAIRN_TRY(UniqueAsValidation(
       database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
         outcomes.clear();
-        for (const UpsertItem& item : items) {
-          std::vector<std::int64_t> found;
-          CAIRN_TRY(connection.Execute(find, item.match_values, [&](const db::Row& row) {
-            found.push_back(row.GetInt64(0));
-          }));
-          if (found.size() > 1) {
-            return Error::Conflict("More than one record matches the match fields");
-          }
-          if (found.empty()) {
-            if (!access.Can(Action::kCreate)) return Denied("create");
-            if (item.create_error) return *item.create_error;
-            CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, item.create_writes,
+        const auto upsert_all = [&]() -> Status {
+          for (const UpsertItem& item : items) {
+            std::vector<std::int64_t> found;
+            CAIRN_TRY(connection.Execute(find, item.match_values, [&](const db::Row& row) {
+              found.push_back(row.GetInt64(0));
+            }));
+            if (found.size() > 1) {
+              return Error::Conflict("More than one record matches the match fields");
+            }
+            if (found.empty()) {
+              if (!access.Can(Action::kCreate)) return Denied("create");
+              if (item.create_error) return *item.create_error;
+              CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role,
+                                        item.create_writes, "fields"));
+              CAIRN_ASSIGN_OR_RETURN(Snapshot after,
+                                     InsertRecord(connection, reader, access, actor,
+                                                  item.create_writes, Shape::kWithFlat));
+              CAIRN_TRY(LogChange(connection, table, actor, "create", after.id,
+                                  Changes({}, after.fields_json)));
+              outcomes.push_back({after.id, true, std::move(after.flat_json)});
+              continue;
+            }
+            if (!access.Can(Action::kUpdate)) return Denied("update");
+            const std::int64_t id = found.front();
+            CAIRN_ASSIGN_OR_RETURN(Snapshot before,
+                                   ReadSnapshot(connection, reader, access, id, true));
+            CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, item.update_writes,
                                       "fields"));
-            CAIRN_ASSIGN_OR_RETURN(
-                Snapshot after, InsertRecord(connection, reader, access, actor, item.create_writes,
-                                             Shape::kWithFlat));
-            CAIRN_TRY(LogChange(connection, table, actor, "create", after.id,
-                                Changes({}, after.fields_json)));
-            outcomes.push_back({after.id, true, std::move(after.flat_json)});
-            continue;
+            CAIRN_TRY(
+                UpdateRow(connection, reader, actor, id, item.update_writes, before.updated_at));
+            CAIRN_ASSIGN_OR_RETURN(Snapshot after, ReadSnapshot(connection, reader, access, id,
+                                                                false, Shape::kWithFlat));
+            CAIRN_TRY(LogChange(connection, table, actor, "update", id,
+                                Changes(before.fields_json, after.fields_json)));
+            outcomes.push_back({id, false, std::move(after.flat_json)});
           }
-          if (!access.Can(Action::kUpdate)) return Denied("update");
-          const std::int64_t id = found.front();
-          CAIRN_ASSIGN_OR_RETURN(Snapshot before,
-                                 ReadSnapshot(connection, reader, access, id, true));
-          CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, item.update_writes,
-                                    "fields"));
-          CAIRN_TRY(
-              UpdateRow(connection, reader, actor, id, item.update_writes, before.updated_at));
-          CAIRN_ASSIGN_OR_RETURN(Snapshot after, ReadSnapshot(connection, reader, access, id, false,
-                                                              Shape::kWithFlat));
-          CAIRN_TRY(LogChange(connection, table, actor, "update", id,
-                              Changes(before.fields_json, after.fields_json)));
-          outcomes.push_back({id, false, std::move(after.flat_json)});
-        }
-        return {};
+          return {};
+        };
+        return batch ? schema::WithLiveRowCountsDeferred(connection, upsert_all) : upsert_all();
       })));
   if (!batch) {
     const Outcome& outcome = outcomes.front();

@@ -4,6 +4,7 @@
 #include "common/time.hpp"
 #include "db/db_error.hpp"
 #include "schema/introspect.hpp"
+#include "schema/live_row_counts.hpp"
 
 namespace cairn::schema {
 namespace {
@@ -144,6 +145,7 @@ Result<MigrationReport> Migrate(db::Connection& connection, const SchemaModel& m
 
   for (const auto& step : plan.steps) CAIRN_TRY(RunStep(connection, step));
   CAIRN_TRY(SyncBookkeeping(connection, model, managed));
+  CAIRN_TRY(SyncLiveRowCounts(connection, model));
   if (report.changed()) CAIRN_TRY(WriteLedger(connection, report));
   return report;
 }

@@ -303,6 +303,40 @@ TEST_F(RecordsQuery, PaginationTotalsFollowTheFilter) {
   EXPECT_EQ(List("page=1&offset=1").status, 400);
 }
 
+TEST_F(RecordsQuery, UnfilteredTotalsStayExactThroughEveryWrite) {
+  const auto total = [&](const std::string& query) -> std::int64_t {
+    const auto result = List(query);
+    EXPECT_EQ(result.status, 200) << result.body;
+    return result.status == 200 ? result.Json().at("pagination").at("total").as_int64() : -1;
+  };
+  // An unfiltered total (PostgreSQL reads it from counters) against one that counts the rows.
+  const std::string counted = "filter=" + Encode(R"({"or":[{"field":"points","operator":"isNull"},)"
+                                                 R"({"field":"points","operator":"isNotNull"}]})");
+  const auto expect_total = [&](std::int64_t expected) {
+    EXPECT_EQ(total("limit=1"), expected);
+    EXPECT_EQ(total("limit=1&" + counted), expected);
+  };
+  expect_total(4);
+  std::string batch = R"({"records":[)";
+  for (int i = 0; i < 10; ++i) batch += std::string(i ? "," : "") + R"({"fields":{"title":"b"}})";
+  const auto created = app_.Send(app_.admin(), "POST", kTasks + "/batch", batch + "]}");
+  ASSERT_EQ(created.status, 201) << created.body;
+  expect_total(14);
+  ASSERT_EQ(app_.Send(app_.admin(), "DELETE", kTasks + "/" + ids_[0]).status, 204);
+  ASSERT_EQ(app_.Send(app_.admin(), "DELETE", kTasks + "/" + ids_[1]).status, 204);
+  expect_total(12);
+  ASSERT_EQ(app_.Send(app_.admin(), "POST", kTasks + "/" + ids_[0] + "/restore").status, 200);
+  expect_total(13);
+  // Permanently deleting a trashed record leaves the live total alone; a live one lowers it.
+  ASSERT_EQ(app_.Send(app_.admin(), "DELETE", kTasks + "/" + ids_[1] + "?permanent=true").status,
+            204);
+  expect_total(13);
+  ASSERT_EQ(app_.Send(app_.admin(), "DELETE", kTasks + "/" + ids_[2] + "?permanent=true").status,
+            204);
+  expect_total(12);
+  EXPECT_EQ(total("includeDeleted=only"), 1);  // the task trashed in SetUp
+}
+
 TEST_F(RecordsQuery, IncludeDeletedAddsOrIsolatesTheTrash) {
   EXPECT_EQ(Titles("includeDeleted=true").size(), 5u);
   EXPECT_EQ(Titles("includeDeleted=only"), Names{"Trashed task"});
