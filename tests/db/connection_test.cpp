@@ -274,6 +274,81 @@ TEST_F(OneConnectionTest, AReadOfOneStatementCostsOneRoundTrip) {
   EXPECT_EQ(after[2].prepares, after[1].prepares);
 }
 
+TEST_F(OneConnectionTest, AWriteOfOneStatementCostsTwoRoundTrips) {
+  CreateCounterTables();
+  const std::string sql = "UPDATE \"counter\" SET \"n\" = \"n\" + 1";
+  // Stats after each write's statement: between two of them lie the COMMIT and the next
+  // statement with its BEGIN (on SQLite, nothing goes over a wire).
+  std::vector<db::ConnectionStats> after;
+  for (int i = 0; i < 3; ++i) {
+    CAIRN_ASSERT_OK(
+        database().Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+          CAIRN_TRY(connection.Execute(sql, {}));
+          after.push_back(connection.stats());
+          return {};
+        }));
+  }
+  db::ConnectionStats idle;
+  CAIRN_ASSERT_OK(database().Transaction(db::Access::kWrite, [&](db::Connection& connection) {
+    idle = connection.stats();  // a write without statements sends nothing
+    return Status();
+  }));
+  const std::uint64_t expected = IsPostgres() ? 2 : 0;
+  EXPECT_EQ(after[1].round_trips - after[0].round_trips, expected);
+  EXPECT_EQ(after[2].round_trips - after[1].round_trips, expected);
+  EXPECT_EQ(idle.round_trips - after[2].round_trips, IsPostgres() ? 1u : 0u);  // the last COMMIT
+  EXPECT_EQ(QueryInt(database(), "SELECT \"n\" FROM \"counter\""), 3);
+}
+
+TEST_F(OneConnectionTest, WriteTransactionsLeaveTheirConnectionReadyAndNothingHalfDone) {
+  CreateCounterTables();
+  CAIRN_ASSERT_OK(
+      database().Transaction(db::Access::kWrite, [](db::Connection&) { return Status(); }));
+  // The first statement fails: its own error comes back.
+  const Status failed =
+      database().Transaction(db::Access::kWrite, [](db::Connection& connection) -> Status {
+        CAIRN_TRY(connection.Execute("UPDATE \"missing\" SET \"n\" = 1", {}));
+        return {};
+      });
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.error().detail.find("missing"), std::string::npos) << Describe(failed.error());
+  // A later statement fails: the first one's write is rolled back with it.
+  const Status later =
+      database().Transaction(db::Access::kWrite, [](db::Connection& connection) -> Status {
+        CAIRN_TRY(connection.Execute("INSERT INTO \"items\" (\"n\") VALUES (7)", {}));
+        CAIRN_TRY(connection.Execute("INSERT INTO \"also_missing\" (\"n\") VALUES (7)", {}));
+        return {};
+      });
+  ASSERT_FALSE(later.ok());
+  EXPECT_EQ(QueryInt(database(), "SELECT COUNT(*) FROM \"items\""), 0);
+  // The work gives up after a statement ran: nothing of it stays.
+  const Status abandoned =
+      database().Transaction(db::Access::kWrite, [](db::Connection& connection) -> Status {
+        CAIRN_TRY(connection.Execute("INSERT INTO \"items\" (\"n\") VALUES (8)", {}));
+        return Error::Conflict("changed my mind");
+      });
+  ASSERT_FALSE(abandoned.ok());
+  EXPECT_EQ(QueryInt(database(), "SELECT COUNT(*) FROM \"items\""), 0);
+  // A first statement libpq refuses to send, after the BEGIN was queued.
+  std::string values = "INSERT INTO \"items\" (\"n\") VALUES (?)";
+  std::vector<Value> many(70000, Value(std::int64_t{1}));
+  for (std::size_t i = 1; i < many.size(); ++i) values += ",(?)";
+  const Status refused =
+      database().Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+        CAIRN_TRY(connection.Execute(values, many));
+        return {};
+      });
+  if (IsPostgres()) {
+    ASSERT_FALSE(refused.ok());  // SQLite's own limit is higher: there it runs
+  }
+  CAIRN_ASSERT_OK(RunScript(database(), "DELETE FROM \"items\""));
+  // Writes, reads and scripts then go on as usual.
+  for (int round = 1; round <= 3; ++round) {
+    CAIRN_ASSERT_OK(RunScript(database(), "INSERT INTO \"items\" (\"n\") VALUES (1)"));
+    EXPECT_EQ(QueryInt(database(), "SELECT COUNT(*) FROM \"items\""), round);
+  }
+}
+
 TEST_F(OneConnectionTest, ReadTransactionsLeaveTheirConnectionReadyWhateverHappened) {
   CreateCounterTables();
   // No statement at all.

@@ -239,6 +239,14 @@ void PgConnection::CommitWithoutWaiting() {
   commit_in_flight_ = PQsendQuery(conn_, "COMMIT") == 1;
 }
 
+Status PgConnection::Commit() {
+  if (!pending_begin_.empty()) {
+    pending_begin_.clear();
+    return {};
+  }
+  return ExecuteScript("COMMIT");
+}
+
 Status PgConnection::FinishPendingCommit() {
   if (!commit_in_flight_) return {};
   commit_in_flight_ = false;

@@ -38,11 +38,14 @@ class PgConnection final : public Connection {
   // Idle: no transaction open, or only the COMMIT of one on its way (CommitWithoutWaiting).
   bool idle() const;
 
-  // Read transactions cost no round trip of their own: the BEGIN waits for the first statement
-  // and travels with it in one pipeline, and the COMMIT is sent without waiting for its answer,
+  // A transaction's BEGIN costs no round trip of its own: it waits for the first statement and
+  // travels with it in one pipeline. A read's COMMIT is sent without waiting for its answer,
   // which the next use of the connection reads (by then it has long arrived).
   void BeginWithFirstStatement(std::string begin_sql);
   void CommitWithoutWaiting();
+  // COMMIT, waiting for the answer (a write is acknowledged once durable); nothing when the
+  // BEGIN was never sent.
+  Status Commit();
   // Reads the answer of a COMMIT sent without waiting; every other use does this first.
   Status FinishPendingCommit();
   // Ends the open transaction: ROLLBACK, or nothing when its BEGIN was never sent.

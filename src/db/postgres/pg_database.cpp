@@ -47,17 +47,19 @@ class PgDatabase final : public Database {
   Status Transaction(Access access, const std::function<Status(Connection&)>& work) override {
     if (TransactionScope::Active(this)) return TransactionScope::NestedError();
     TransactionScope scope(this);
-    bool reconnected_read = false;
+    bool reconnected = false;
     return RunWithRetries([&]() -> Status {
       CAIRN_ASSIGN_OR_RETURN(auto connection, Acquire(acquire_timeout_));
       Lease lease{this, std::move(connection)};
       PgConnection& conn = *lease.connection;
-      Status status = RunOnce(conn, access, work);
-      // A read that failed because the connection broke is safe to run again, once.
-      if (!status.ok() && access == Access::kRead && conn.broken() && !reconnected_read) {
-        reconnected_read = true;
+      bool committing = false;
+      Status status = RunOnce(conn, access, work, committing);
+      // The connection broke (a server restart while it sat in the pool, say) before anything
+      // could commit: the server kept none of it, so it runs once more on a new connection.
+      if (!status.ok() && conn.broken() && !committing && !reconnected) {
+        reconnected = true;
         CAIRN_TRY(conn.Reset());
-        status = RunOnce(conn, access, work);
+        status = RunOnce(conn, access, work, committing);
       }
       return status;
     });
@@ -100,13 +102,15 @@ class PgDatabase final : public Database {
 
   static Status Begin(PgConnection& conn, Access access) {
     CAIRN_TRY(conn.FinishPendingCommit());  // the previous lease's read may still be committing
-    if (access != Access::kRead) return conn.ExecuteScript("BEGIN");
-    conn.BeginWithFirstStatement(kBeginRead);
+    if (access == Access::kSchema) return conn.ExecuteScript("BEGIN");
+    conn.BeginWithFirstStatement(access == Access::kRead ? kBeginRead : "BEGIN");
     return {};
   }
 
+  // `committing` is set once a write's COMMIT is on its way: from then on a broken connection
+  // leaves its outcome unknown.
   static Status RunOnce(PgConnection& conn, Access access,
-                        const std::function<Status(Connection&)>& work) {
+                        const std::function<Status(Connection&)>& work, bool& committing) {
     Status status = Begin(conn, access);
     if (!status.ok() && conn.broken()) {
       // Broken while idle in the pool (server restart): nothing ran yet, reconnect and go on.
@@ -125,7 +129,8 @@ class PgDatabase final : public Database {
     if (access == Access::kRead) {
       conn.CommitWithoutWaiting();  // nothing to make durable: the answer need not wait for it
     } else {
-      CAIRN_TRY(conn.ExecuteScript("COMMIT"));
+      committing = true;
+      CAIRN_TRY(conn.Commit());
     }
     rollback.Dismiss();
     return {};
