@@ -102,18 +102,19 @@ Result<std::string> RecordService::CreateMany(const config::Table& table, const 
           [&](db::Connection& connection) -> Status {
             records.resize(1);  // a retried transaction starts over
             return schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
-              std::vector<activity::ActivityEntry> entries;
-              entries.reserve(all_writes.size());
               for (std::size_t i = 0; i < all_writes.size(); ++i) {
-                const auto& writes = all_writes[i];
-                CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, writes,
+                CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, all_writes[i],
                                           Indexed("records", i) + ".fields"));
-                CAIRN_ASSIGN_OR_RETURN(Snapshot created,
-                                       InsertRecord(connection, reader, access, actor, writes));
+              }
+              CAIRN_ASSIGN_OR_RETURN(std::vector<Snapshot> created,
+                                     InsertRecords(connection, reader, access, actor, all_writes));
+              std::vector<activity::ActivityEntry> entries;
+              entries.reserve(created.size());
+              for (const Snapshot& record : created) {
                 if (records.size() > 1) records.push_back(',');
-                records += created.record_json;
-                entries.push_back(ChangeEntry(table, actor, "create", created.id,
-                                              Changes({}, created.fields_json)));
+                records += record.record_json;
+                entries.push_back(ChangeEntry(table, actor, "create", record.id,
+                                              Changes({}, record.fields_json)));
               }
               return activity::RecordActivities(connection, entries);
             });

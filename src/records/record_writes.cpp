@@ -1,6 +1,8 @@
 #include "records/record_writes.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <span>
 #include <unordered_set>
 
 #include <boost/json/parse.hpp>
@@ -194,29 +196,92 @@ Status CheckReferences(db::Connection& connection, const config::AppConfig& conf
   return {};
 }
 
+namespace {
+
+// created_at, updated_at, created_by, updated_by: the values every INSERT starts with.
+constexpr std::size_t kStampColumns = 4;
+// Bound values in one multi-row INSERT: far below both databases' limits (SQLite 32766,
+// PostgreSQL 65535).
+constexpr std::size_t kMaxValuesPerInsert = 8192;
+constexpr std::size_t kMaxRowsPerInsert = 128;
+
+bool WritesLinks(const std::vector<FieldWrite>& writes) {
+  return std::ranges::any_of(
+      writes, [](const FieldWrite& write) { return !schema::ColumnNameOf(*write.field); });
+}
+
+bool SameFields(const std::vector<FieldWrite>& a, const std::vector<FieldWrite>& b) {
+  return std::ranges::equal(
+      a, b, [](const FieldWrite& x, const FieldWrite& y) { return x.field == y.field; });
+}
+
+// `INSERT INTO t ("created_at", …, <columns of writes>) VALUES ` (many-to-many fields have no
+// column: their links go to a junction table).
+std::string InsertHead(const RecordReader& reader, const std::vector<FieldWrite>& writes) {
+  std::string sql = "INSERT INTO " + reader.table_sql() +
+                    " (\"created_at\", \"updated_at\", \"created_by\", \"updated_by\"";
+  for (const FieldWrite& write : writes) {
+    if (const auto column = schema::ColumnNameOf(*write.field)) {
+      sql += ", " + db::Identifier(*column).quoted();
+    }
+  }
+  return sql + ") VALUES ";
+}
+
+// One row's `(?, …)` and its values.
+void AppendInsertRow(const Actor& actor, std::int64_t now, const std::vector<FieldWrite>& writes,
+                     std::string& sql, std::vector<db::Value>& params) {
+  params.insert(params.end(), {db::Timestamp{now}, db::Timestamp{now},
+                               std::string_view(actor.user_id), std::string_view(actor.user_id)});
+  sql += "(?, ?, ?, ?";
+  for (const FieldWrite& write : writes) {
+    if (!schema::ColumnNameOf(*write.field)) continue;
+    sql += ", ?";
+    params.push_back(write.value);
+  }
+  sql += ")";
+}
+
+// Items that write the same columns and no links, in one INSERT … RETURNING. Ids grow in
+// VALUES order on both databases, so sorting by id gives the rows back in the items' order.
+Status InsertRows(db::Connection& connection, const RecordReader& reader,
+                  const access::TableAccess& access, const Actor& actor,
+                  std::span<const std::vector<FieldWrite>> items, std::span<Snapshot> created) {
+  const std::int64_t now = time::NowMillis();
+  std::string sql = InsertHead(reader, items.front());
+  std::vector<db::Value> params;
+  params.reserve(items.size() * (kStampColumns + items.front().size()));
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) sql += ", ";
+    AppendInsertRow(actor, now, items[i], sql, params);
+  }
+  sql += " RETURNING " + reader.columns_sql();
+  std::size_t returned = 0;
+  CAIRN_TRY(connection.Execute(sql, params, [&](const db::Row& row) {
+    if (returned < created.size()) {
+      FillSnapshot(row, reader, access, Shape::kRecord, created[returned]);
+    }
+    ++returned;
+  }));
+  if (returned != created.size()) {
+    return Error::Internal("An INSERT of " + std::to_string(created.size()) + " rows returned " +
+                           std::to_string(returned));
+  }
+  std::ranges::sort(created, {}, &Snapshot::id);
+  return {};
+}
+
+}  // namespace
+
 Result<Snapshot> InsertRecord(db::Connection& connection, const RecordReader& reader,
                               const access::TableAccess& access, const Actor& actor,
                               const std::vector<FieldWrite>& writes, Shape shape) {
-  const std::int64_t now = time::NowMillis();
-  std::string sql = "INSERT INTO " + reader.table_sql() +
-                    " (\"created_at\", \"updated_at\", \"created_by\", \"updated_by\"";
-  std::vector<db::Value> params{db::Timestamp{now}, db::Timestamp{now},
-                                std::string_view(actor.user_id), std::string_view(actor.user_id)};
-  bool links = false;
-  for (const FieldWrite& write : writes) {
-    const auto column = schema::ColumnNameOf(*write.field);
-    if (!column) {  // many-to-many: the junction table, below
-      links = true;
-      continue;
-    }
-    sql += ", " + db::Identifier(*column).quoted();
-    params.push_back(write.value);
-  }
-  sql += ") VALUES (?";
-  for (std::size_t i = 1; i < params.size(); ++i) sql += ", ?";
-  sql += ")";
+  std::string sql = InsertHead(reader, writes);
+  std::vector<db::Value> params;
+  params.reserve(kStampColumns + writes.size());
+  AppendInsertRow(actor, time::NowMillis(), writes, sql, params);
   Snapshot created;
-  if (!links) {
+  if (!WritesLinks(writes)) {
     // The row as written, without a second statement (a new row has no related rows yet).
     sql += " RETURNING " + reader.columns_sql();
     CAIRN_TRY(connection.Execute(sql, params, [&](const db::Row& row) {
@@ -229,6 +294,32 @@ Result<Snapshot> InsertRecord(db::Connection& connection, const RecordReader& re
   CAIRN_TRY(connection.Execute(sql, params, [&](const db::Row& row) { id = row.GetInt64(0); }));
   CAIRN_TRY(WriteLinks(connection, reader, id, writes, false));
   return ReadSnapshot(connection, reader, access, id, false, shape);
+}
+
+Result<std::vector<Snapshot>> InsertRecords(db::Connection& connection, const RecordReader& reader,
+                                            const access::TableAccess& access, const Actor& actor,
+                                            std::span<const std::vector<FieldWrite>> items) {
+  std::vector<Snapshot> created(items.size());
+  std::size_t first = 0;
+  while (first < items.size()) {
+    const std::vector<FieldWrite>& writes = items[first];
+    if (WritesLinks(writes)) {
+      CAIRN_ASSIGN_OR_RETURN(created[first],
+                             InsertRecord(connection, reader, access, actor, writes));
+      ++first;
+      continue;
+    }
+    const std::size_t max_rows = std::clamp<std::size_t>(
+        kMaxValuesPerInsert / (kStampColumns + writes.size()), 1, kMaxRowsPerInsert);
+    std::size_t end = first + 1;
+    while (end < items.size() && end - first < max_rows && SameFields(writes, items[end])) ++end;
+    // Powers of two only: few distinct statements, so they stay in the prepared-statement cache.
+    const std::size_t rows = std::bit_floor(end - first);
+    CAIRN_TRY(InsertRows(connection, reader, access, actor, items.subspan(first, rows),
+                         std::span(created).subspan(first, rows)));
+    first += rows;
+  }
+  return created;
 }
 
 Status UpdateRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +62,12 @@ Status CheckReferences(db::Connection& connection, const config::AppConfig& conf
 Result<Snapshot> InsertRecord(db::Connection& connection, const RecordReader& reader,
                               const access::TableAccess& access, const Actor& actor,
                               const std::vector<FieldWrite>& writes, Shape shape = Shape::kRecord);
+// InsertRecord of every item, in order: runs of items that write the same fields (and no
+// many-to-many links) share one multi-row INSERT, so a batch costs a few statements, not one per
+// record.
+Result<std::vector<Snapshot>> InsertRecords(db::Connection& connection, const RecordReader& reader,
+                                            const access::TableAccess& access, const Actor& actor,
+                                            std::span<const std::vector<FieldWrite>> items);
 // UPDATE of the given fields plus updated_at (strictly after `previous_updated_at`, so
 // optimistic locking always sees a change) and updated_by; many-to-many links written are
 // replaced.

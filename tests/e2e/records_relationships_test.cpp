@@ -170,6 +170,38 @@ TEST(RecordsRelationships, ManyToManyLinksAreWrittenReplacedAndReadBack) {
   EXPECT_EQ(app.Send(app.admin(), "GET", url).Json().at("fields").at("tags"), Ids({}));
 }
 
+TEST(RecordsRelationships, BatchCreateWritesLinkedAndPlainItemsInOrder) {
+  RecordsApp app(kTaggedTables);
+  const std::string red = Create(app, "tags", R"({"label":"red"})");
+  const std::string blue = Create(app, "tags", R"({"label":"blue"})");
+  const auto created = app.Send(app.admin(), "POST", "/api/tables/posts/records/batch",
+                                R"({"records":[{"fields":{"title":"a"}},)"
+                                R"({"fields":{"title":"b","tags":[")" +
+                                    red +
+                                    R"("]}},)"
+                                    R"({"fields":{"title":"c"}},{"fields":{"title":"d"}},)"
+                                    R"({"fields":{"title":"e","tags":[")" +
+                                    blue + R"(",")" + red + R"("]}}]})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  const boost::json::value answer = created.Json();
+  const auto& records = answer.at("records").as_array();
+  ASSERT_EQ(records.size(), 5u);
+  const std::vector<boost::json::value> tags{Ids({}), Ids({red}), Ids({}), Ids({}),
+                                             Ids({red, blue})};
+  std::int64_t previous_id = 0;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    EXPECT_EQ(records[i].at("fields").at("title"), boost::json::value(std::string(1, 'a' + i)));
+    EXPECT_EQ(records[i].at("fields").at("tags"), tags[i]) << i;
+    const std::int64_t id = std::stoll(std::string(records[i].at("id").as_string()));
+    EXPECT_GT(id, previous_id);
+    previous_id = id;
+    // What the answer says is what is stored.
+    const auto stored =
+        app.Send(app.admin(), "GET", "/api/tables/posts/records/" + std::to_string(id));
+    EXPECT_EQ(stored.Json(), records[i]) << i;
+  }
+}
+
 TEST(RecordsRelationships, ManyToManyRefusesBadIdsNamingThem) {
   RecordsApp app(kTaggedTables);
   const std::string red = Create(app, "tags", R"({"label":"red"})");
