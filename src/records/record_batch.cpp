@@ -170,6 +170,8 @@ Result<std::string> RecordService::UpdateMany(const config::Table& table, const 
           [&](db::Connection& connection) -> Status {
             records.resize(1);
             return schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
+              std::vector<activity::ActivityEntry> entries;  // written together at the end
+              entries.reserve(parsed.size());
               for (std::size_t i = 0; i < parsed.size(); ++i) {
                 const Item& item = parsed[i];
                 CAIRN_ASSIGN_OR_RETURN(Snapshot before,
@@ -184,16 +186,15 @@ Result<std::string> RecordService::UpdateMany(const config::Table& table, const 
                 }
                 CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, item.writes,
                                           Indexed("records", i) + ".fields"));
-                CAIRN_TRY(
-                    UpdateRow(connection, reader, actor, item.id, item.writes, before.updated_at));
                 CAIRN_ASSIGN_OR_RETURN(Snapshot after,
-                                       ReadSnapshot(connection, reader, access, item.id, false));
+                                       UpdateRecord(connection, reader, access, actor, item.id,
+                                                    item.writes, before.updated_at));
                 if (records.size() > 1) records.push_back(',');
                 records += after.record_json;
-                CAIRN_TRY(LogChange(connection, table, actor, "update", item.id,
-                                    Changes(before.fields_json, after.fields_json)));
+                entries.push_back(ChangeEntry(table, actor, "update", item.id,
+                                              Changes(before.fields_json, after.fields_json)));
               }
-              return {};
+              return activity::RecordActivities(connection, entries);
             });
           }),
       "records"));
@@ -213,6 +214,8 @@ Result<std::string> RecordService::DeleteMany(const config::Table& table, const 
   const RecordReader& reader = ReaderOf(table);
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
     return schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
+      std::vector<activity::ActivityEntry> entries;  // written together at the end
+      entries.reserve(ids.size());
       for (std::size_t i = 0; i < ids.size(); ++i) {
         CAIRN_ASSIGN_OR_RETURN(Snapshot before,
                                ReadSnapshot(connection, reader, access, ids[i], true));
@@ -228,10 +231,10 @@ Result<std::string> RecordService::DeleteMany(const config::Table& table, const 
         } else {
           CAIRN_TRY(SoftDeleteRow(connection, reader, actor, ids[i]));
         }
-        CAIRN_TRY(LogChange(connection, table, actor, permanent ? "permanent_delete" : "delete",
-                            ids[i], Changes(before.fields_json, {})));
+        entries.push_back(ChangeEntry(table, actor, permanent ? "permanent_delete" : "delete",
+                                      ids[i], Changes(before.fields_json, {})));
       }
-      return {};
+      return activity::RecordActivities(connection, entries);
     });
   }));
   return R"({"deleted":)" + std::to_string(ids.size()) + "}";
@@ -245,6 +248,8 @@ Result<std::string> RecordService::RestoreMany(const config::Table& table, const
   const RecordReader& reader = ReaderOf(table);
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
     return schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
+      std::vector<activity::ActivityEntry> entries;  // written together at the end
+      entries.reserve(ids.size());
       for (std::size_t i = 0; i < ids.size(); ++i) {
         CAIRN_ASSIGN_OR_RETURN(Snapshot before,
                                ReadSnapshot(connection, reader, access, ids[i], true));
@@ -256,10 +261,10 @@ Result<std::string> RecordService::RestoreMany(const config::Table& table, const
         CAIRN_TRY(RestoreRow(connection, reader, actor, ids[i], before.updated_at));
         CAIRN_ASSIGN_OR_RETURN(Snapshot after,
                                ReadSnapshot(connection, reader, access, ids[i], false));
-        CAIRN_TRY(
-            LogChange(connection, table, actor, "restore", ids[i], Changes({}, after.fields_json)));
+        entries.push_back(
+            ChangeEntry(table, actor, "restore", ids[i], Changes({}, after.fields_json)));
       }
-      return {};
+      return activity::RecordActivities(connection, entries);
     });
   }));
   return R"({"restored":)" + std::to_string(ids.size()) + "}";

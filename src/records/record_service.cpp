@@ -117,8 +117,8 @@ Result<std::string> RecordService::Update(const config::Table& table, const Acto
           return Error::Conflict("The record was changed since it was read (updatedAt differs)");
         }
         CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, writes, "fields"));
-        CAIRN_TRY(UpdateRow(connection, reader, actor, id, writes, before.updated_at));
-        CAIRN_ASSIGN_OR_RETURN(Snapshot after, ReadSnapshot(connection, reader, access, id, false));
+        CAIRN_ASSIGN_OR_RETURN(Snapshot after, UpdateRecord(connection, reader, access, actor, id,
+                                                            writes, before.updated_at));
         record = std::move(after.record_json);
         return LogChange(connection, table, actor, "update", id,
                          Changes(before.fields_json, after.fields_json));

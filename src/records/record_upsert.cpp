@@ -128,6 +128,8 @@ Result<std::string> RecordService::Upsert(const config::Table& table, const Acto
       database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
         outcomes.clear();
         const auto upsert_all = [&]() -> Status {
+          std::vector<activity::ActivityEntry> entries;  // written together at the end
+          entries.reserve(items.size());
           for (const UpsertItem& item : items) {
             std::vector<std::int64_t> found;
             CAIRN_TRY(connection.Execute(find, item.match_values, [&](const db::Row& row) {
@@ -144,8 +146,8 @@ Result<std::string> RecordService::Upsert(const config::Table& table, const Acto
               CAIRN_ASSIGN_OR_RETURN(Snapshot after,
                                      InsertRecord(connection, reader, access, actor,
                                                   item.create_writes, Shape::kWithFlat));
-              CAIRN_TRY(LogChange(connection, table, actor, "create", after.id,
-                                  Changes({}, after.fields_json)));
+              entries.push_back(
+                  ChangeEntry(table, actor, "create", after.id, Changes({}, after.fields_json)));
               outcomes.push_back({after.id, true, std::move(after.flat_json)});
               continue;
             }
@@ -155,15 +157,15 @@ Result<std::string> RecordService::Upsert(const config::Table& table, const Acto
                                    ReadSnapshot(connection, reader, access, id, true));
             CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, item.update_writes,
                                       "fields"));
-            CAIRN_TRY(
-                UpdateRow(connection, reader, actor, id, item.update_writes, before.updated_at));
-            CAIRN_ASSIGN_OR_RETURN(Snapshot after, ReadSnapshot(connection, reader, access, id,
-                                                                false, Shape::kWithFlat));
-            CAIRN_TRY(LogChange(connection, table, actor, "update", id,
-                                Changes(before.fields_json, after.fields_json)));
+            CAIRN_ASSIGN_OR_RETURN(
+                Snapshot after,
+                UpdateRecord(connection, reader, access, actor, id, item.update_writes,
+                             before.updated_at, Shape::kWithFlat));
+            entries.push_back(ChangeEntry(table, actor, "update", id,
+                                          Changes(before.fields_json, after.fields_json)));
             outcomes.push_back({id, false, std::move(after.flat_json)});
           }
-          return {};
+          return activity::RecordActivities(connection, entries);
         };
         return batch ? schema::WithLiveRowCountsDeferred(connection, upsert_all) : upsert_all();
       })));

@@ -322,9 +322,10 @@ Result<std::vector<Snapshot>> InsertRecords(db::Connection& connection, const Re
   return created;
 }
 
-Status UpdateRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,
-                 std::int64_t id, const std::vector<FieldWrite>& writes,
-                 std::int64_t previous_updated_at) {
+Result<Snapshot> UpdateRecord(db::Connection& connection, const RecordReader& reader,
+                              const access::TableAccess& access, const Actor& actor,
+                              std::int64_t id, const std::vector<FieldWrite>& writes,
+                              std::int64_t previous_updated_at, Shape shape) {
   const std::int64_t now = std::max(time::NowMillis(), previous_updated_at + 1);
   std::string sql = "UPDATE " + reader.table_sql() + " SET \"updated_at\" = ?, \"updated_by\" = ?";
   std::vector<db::Value> params{db::Timestamp{now}, std::string_view(actor.user_id)};
@@ -336,8 +337,18 @@ Status UpdateRow(db::Connection& connection, const RecordReader& reader, const A
   }
   sql += " WHERE \"id\" = ?";
   params.emplace_back(id);
+  if (!WritesLinks(writes)) {
+    // The row as written, without a second statement (its links are untouched).
+    sql += " RETURNING " + reader.columns_sql();
+    Snapshot updated;
+    CAIRN_TRY(connection.Execute(sql, params, [&](const db::Row& row) {
+      FillSnapshot(row, reader, access, shape, updated);
+    }));
+    return updated;
+  }
   CAIRN_TRY(connection.Execute(sql, params));
-  return WriteLinks(connection, reader, id, writes, true);
+  CAIRN_TRY(WriteLinks(connection, reader, id, writes, true));
+  return ReadSnapshot(connection, reader, access, id, false, shape);
 }
 
 Status SoftDeleteRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,

@@ -70,10 +70,12 @@ Result<std::vector<Snapshot>> InsertRecords(db::Connection& connection, const Re
                                             std::span<const std::vector<FieldWrite>> items);
 // UPDATE of the given fields plus updated_at (strictly after `previous_updated_at`, so
 // optimistic locking always sees a change) and updated_by; many-to-many links written are
-// replaced.
-Status UpdateRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,
-                 std::int64_t id, const std::vector<FieldWrite>& writes,
-                 std::int64_t previous_updated_at);
+// replaced. Returns the record after it, as ReadSnapshot would (read back by the UPDATE itself
+// when it writes no links).
+Result<Snapshot> UpdateRecord(db::Connection& connection, const RecordReader& reader,
+                              const access::TableAccess& access, const Actor& actor,
+                              std::int64_t id, const std::vector<FieldWrite>& writes,
+                              std::int64_t previous_updated_at, Shape shape = Shape::kRecord);
 
 // The trash: deleted_at/by set; RestoreRow clears them and counts as an update.
 Status SoftDeleteRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,

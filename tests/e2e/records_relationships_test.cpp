@@ -257,6 +257,16 @@ TEST(RecordsRelationships, OneToManyIsComputedFromTheOtherSideAndReadOnly) {
                               R"({"fields":{"posts":[")" + p1 + "\"]}}");
   EXPECT_EQ(write.status, 400);
   EXPECT_EQ(ErrorFields(write), std::vector<std::string>{"fields.posts"});
+
+  // A patch of the author's own fields answers with the computed sides as they are.
+  const auto renamed = app.Send(app.admin(), "PATCH", "/api/tables/authors/records/" + ann,
+                                R"({"fields":{"name":"Ann B."}})");
+  ASSERT_EQ(renamed.status, 200) << renamed.body;
+  EXPECT_EQ(renamed.Json().at("fields").at("name"), "Ann B.");
+  EXPECT_EQ(renamed.Json().at("fields").at("posts"), Ids({p2}));
+  EXPECT_EQ(renamed.Json().at("fields").at("mentees"), Ids({bo}));
+  EXPECT_EQ(renamed.Json(),
+            app.Send(app.admin(), "GET", "/api/tables/authors/records/" + ann).Json());
 }
 
 }  // namespace
