@@ -1,6 +1,7 @@
 // Batch operations and upsert of RecordService (D33, D34): every item is checked first, then
 // all are written in one transaction, so one bad item writes nothing.
 #include <charconv>
+#include <unordered_map>
 
 #include "activity/activity.hpp"
 #include "common/time.hpp"
@@ -162,6 +163,9 @@ Result<std::string> RecordService::UpdateMany(const config::Table& table, const 
     parsed.push_back(std::move(item));
   }
   if (!errors.empty()) return Error::Validation("Invalid batch", std::move(errors));
+  std::vector<std::int64_t> item_ids;
+  item_ids.reserve(parsed.size());
+  for (const Item& item : parsed) item_ids.push_back(item.id);
   const RecordReader& reader = ReaderOf(table);
   std::string records = "[";
   CAIRN_TRY(UniqueAsValidation(
@@ -172,10 +176,11 @@ Result<std::string> RecordService::UpdateMany(const config::Table& table, const 
             return schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
               std::vector<activity::ActivityEntry> entries;  // written together at the end
               entries.reserve(parsed.size());
+              CAIRN_ASSIGN_OR_RETURN(auto current,
+                                     ReadSnapshots(connection, reader, access, item_ids));
               for (std::size_t i = 0; i < parsed.size(); ++i) {
                 const Item& item = parsed[i];
-                CAIRN_ASSIGN_OR_RETURN(Snapshot before,
-                                       ReadSnapshot(connection, reader, access, item.id, true));
+                Snapshot& before = current[item.id];  // an id of no record: not found
                 if (!before.found || before.deleted) {
                   return AtItem(RecordNotFound(), Indexed("records", i) + ".id");
                 }
@@ -193,6 +198,7 @@ Result<std::string> RecordService::UpdateMany(const config::Table& table, const 
                 records += after.record_json;
                 entries.push_back(ChangeEntry(table, actor, "update", item.id,
                                               Changes(before.fields_json, after.fields_json)));
+                before = std::move(after);  // a later item for the same record starts here
               }
               return activity::RecordActivities(connection, entries);
             });
@@ -216,9 +222,20 @@ Result<std::string> RecordService::DeleteMany(const config::Table& table, const 
     return schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
       std::vector<activity::ActivityEntry> entries;  // written together at the end
       entries.reserve(ids.size());
+      // Soft deletes read every record at once and trash them at once; a purge can cascade to
+      // other items, so each of those is read just before it goes.
+      std::unordered_map<std::int64_t, Snapshot> current;
+      if (!permanent) {
+        CAIRN_ASSIGN_OR_RETURN(current, ReadSnapshots(connection, reader, access, ids));
+      }
+      std::vector<std::int64_t> trashed;
+      trashed.reserve(permanent ? 0 : ids.size());
       for (std::size_t i = 0; i < ids.size(); ++i) {
-        CAIRN_ASSIGN_OR_RETURN(Snapshot before,
-                               ReadSnapshot(connection, reader, access, ids[i], true));
+        if (permanent) {
+          CAIRN_ASSIGN_OR_RETURN(current[ids[i]],
+                                 ReadSnapshot(connection, reader, access, ids[i], true));
+        }
+        Snapshot& before = current[ids[i]];  // an id of no record: not found
         if (!before.found || (before.deleted && !permanent)) {
           return AtItem(RecordNotFound(), Indexed("ids", i));
         }
@@ -229,11 +246,13 @@ Result<std::string> RecordService::DeleteMany(const config::Table& table, const 
           CAIRN_TRY(PurgeRow(connection, reader, ids[i]));
           CAIRN_TRY(DeleteCommentsOf(connection, table.name, ids[i]));
         } else {
-          CAIRN_TRY(SoftDeleteRow(connection, reader, actor, ids[i]));
+          trashed.push_back(ids[i]);
+          before.deleted = true;  // the same id again is a record already in the trash
         }
         entries.push_back(ChangeEntry(table, actor, permanent ? "permanent_delete" : "delete",
                                       ids[i], Changes(before.fields_json, {})));
       }
+      CAIRN_TRY(SoftDeleteRows(connection, reader, actor, trashed));
       return activity::RecordActivities(connection, entries);
     });
   }));
@@ -250,9 +269,9 @@ Result<std::string> RecordService::RestoreMany(const config::Table& table, const
     return schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
       std::vector<activity::ActivityEntry> entries;  // written together at the end
       entries.reserve(ids.size());
+      CAIRN_ASSIGN_OR_RETURN(auto current, ReadSnapshots(connection, reader, access, ids));
       for (std::size_t i = 0; i < ids.size(); ++i) {
-        CAIRN_ASSIGN_OR_RETURN(Snapshot before,
-                               ReadSnapshot(connection, reader, access, ids[i], true));
+        Snapshot& before = current[ids[i]];  // an id of no record: not found
         if (!before.found) return AtItem(RecordNotFound(), Indexed("ids", i));
         if (!access.Can(Action::kRestore)) return Denied("restore");
         if (!before.deleted) {
@@ -263,6 +282,7 @@ Result<std::string> RecordService::RestoreMany(const config::Table& table, const
                                ReadSnapshot(connection, reader, access, ids[i], false));
         entries.push_back(
             ChangeEntry(table, actor, "restore", ids[i], Changes({}, after.fields_json)));
+        before = std::move(after);  // the same id again is a record no longer in the trash
       }
       return activity::RecordActivities(connection, entries);
     });

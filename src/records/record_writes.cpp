@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <span>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <boost/json/parse.hpp>
@@ -50,6 +51,55 @@ Result<Snapshot> ReadSnapshot(db::Connection& connection, const RecordReader& re
   CAIRN_TRY(connection.Execute(
       sql, {id}, [&](const db::Row& row) { FillSnapshot(row, reader, access, shape, snapshot); }));
   return snapshot;
+}
+
+namespace {
+
+// Ids in one `"id" IN (…)`: the list is padded to a power of two by repeating its last id, so a
+// handful of statement shapes serve every batch and stay prepared.
+constexpr std::size_t kMaxIdsPerStatement = 1024;
+
+// Runs `sql_head` + `"id" IN (…)` + `sql_tail` over `ids` in chunks; `head_params` are bound
+// before the ids.
+Status ForIdChunks(db::Connection& connection, std::string_view sql_head, std::string_view sql_tail,
+                   const std::vector<db::Value>& head_params, std::span<const std::int64_t> ids,
+                   const db::RowCallback& on_row) {
+  std::string sql;
+  std::vector<db::Value> params;
+  for (std::size_t first = 0; first < ids.size(); first += kMaxIdsPerStatement) {
+    const auto chunk = ids.subspan(first, std::min(kMaxIdsPerStatement, ids.size() - first));
+    const std::size_t padded = std::bit_ceil(chunk.size());
+    sql.assign(sql_head);
+    sql += "\"id\" IN (?";
+    for (std::size_t i = 1; i < padded; ++i) sql += ", ?";
+    sql += ")";
+    sql += sql_tail;
+    params = head_params;
+    params.reserve(head_params.size() + padded);
+    for (std::size_t i = 0; i < padded; ++i)
+      params.emplace_back(chunk[std::min(i, chunk.size() - 1)]);
+    CAIRN_TRY(connection.Execute(sql, params, on_row));
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::unordered_map<std::int64_t, Snapshot>> ReadSnapshots(
+    db::Connection& connection, const RecordReader& reader, const access::TableAccess& access,
+    std::span<const std::int64_t> ids) {
+  std::unordered_map<std::int64_t, Snapshot> snapshots;
+  snapshots.reserve(ids.size());
+  const std::string head =
+      "SELECT " + reader.columns_sql() + " FROM " + reader.table_sql() + " WHERE ";
+  CAIRN_TRY(ForIdChunks(connection, head, connection.dialect().ForUpdate(), {}, ids,
+                        [&](const db::Row& row) {
+                          Snapshot& snapshot = snapshots[row.GetInt64(RecordReader::kIdColumn)];
+                          if (!snapshot.found) {
+                            FillSnapshot(row, reader, access, Shape::kRecord, snapshot);
+                          }
+                        }));
+  return snapshots;
 }
 
 std::string Changes(const std::string& before, const std::string& after) {
@@ -358,6 +408,14 @@ Status SoftDeleteRow(db::Connection& connection, const RecordReader& reader, con
                              " SET \"deleted_at\" = ?, \"deleted_by\" = ? WHERE \"id\" = ?",
                          {db::Timestamp{time::NowMillis()}, std::string_view(actor.user_id), id}));
   return {};
+}
+
+Status SoftDeleteRows(db::Connection& connection, const RecordReader& reader, const Actor& actor,
+                      std::span<const std::int64_t> ids) {
+  return ForIdChunks(
+      connection,
+      "UPDATE " + reader.table_sql() + " SET \"deleted_at\" = ?, \"deleted_by\" = ? WHERE ", "",
+      {db::Timestamp{time::NowMillis()}, std::string_view(actor.user_id)}, ids, {});
 }
 
 Status RestoreRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,

@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "access/access_index.hpp"
@@ -38,6 +39,13 @@ enum class Shape { kRecord, kWithFlat };
 Result<Snapshot> ReadSnapshot(db::Connection& connection, const RecordReader& reader,
                               const access::TableAccess& access, std::int64_t id, bool for_update,
                               Shape shape = Shape::kRecord);
+
+// ReadSnapshot of many records at once (a few statements however many ids), by id; ids of no
+// record have no entry.
+Result<std::unordered_map<std::int64_t, Snapshot>> ReadSnapshots(db::Connection& connection,
+                                                                 const RecordReader& reader,
+                                                                 const access::TableAccess& access,
+                                                                 std::span<const std::int64_t> ids);
 
 // `{"before":…,"after":…}`; an empty side is null.
 std::string Changes(const std::string& before, const std::string& after);
@@ -80,6 +88,9 @@ Result<Snapshot> UpdateRecord(db::Connection& connection, const RecordReader& re
 // The trash: deleted_at/by set; RestoreRow clears them and counts as an update.
 Status SoftDeleteRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,
                      std::int64_t id);
+// SoftDeleteRow of every id, in a few statements.
+Status SoftDeleteRows(db::Connection& connection, const RecordReader& reader, const Actor& actor,
+                      std::span<const std::int64_t> ids);
 Status RestoreRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,
                   std::int64_t id, std::int64_t previous_updated_at);
 // Gone for good (permanent delete).

@@ -157,6 +157,67 @@ TEST(RecordsBatch, UpdateDeleteAndRestoreAreAllOrNothing) {
   EXPECT_EQ(app.Send(member, "DELETE", kPeople + "/batch", R"({"ids":["x"]})").status, 400);
 }
 
+TEST(RecordsBatch, ARecordNamedTwiceIsWrittenInItemOrder) {
+  RecordsApp app(kTables);
+  const Caller member = app.NewUser("member");
+  const auto created = app.Send(member, "POST", kPeople + "/batch", Items(3, "t"));
+  ASSERT_EQ(created.status, 201);
+  const boost::json::value created_json = created.Json();
+  std::vector<std::string> ids;
+  for (const auto& record : created_json.at("records").as_array()) {
+    ids.emplace_back(record.at("id").as_string());
+  }
+  const std::string a = ids[0];
+
+  // The second update of `a` starts from the first: its history shows both steps.
+  const auto twice = app.Send(
+      member, "PATCH", kPeople + "/batch",
+      R"({"records":[{"id":")" + a + R"(","fields":{"city":"Oslo"}},{"id":")" + ids[1] +
+          R"(","fields":{"city":"Rome"}},{"id":")" + a + R"(","fields":{"city":"Bergen"}}]})");
+  ASSERT_EQ(twice.status, 200) << twice.body;
+  EXPECT_EQ(twice.Json().at("records").at(2).at("fields").at("city"), "Bergen");
+  const auto history = app.Send(member, "GET", kPeople + "/" + a + "/history");
+  const boost::json::value history_json = history.Json();
+  const auto& steps = history_json.at("history").as_array();
+  ASSERT_EQ(steps.size(), 3u) << history.body;  // newest first: Bergen, Oslo, create
+  EXPECT_EQ(steps[0].at("changes").at("before").at("city"), "Oslo");
+  EXPECT_EQ(steps[0].at("changes").at("after").at("city"), "Bergen");
+  EXPECT_EQ(steps[1].at("changes").at("before").at("city"), nullptr);
+  EXPECT_EQ(steps[1].at("changes").at("after").at("city"), "Oslo");
+  EXPECT_EQ(app.Send(member, "GET", kPeople + "/" + a).Json().at("fields").at("city"), "Bergen");
+
+  // An updatedAt read before the batch is stale once an earlier item changed the record.
+  const auto stale =
+      app.Send(member, "PATCH", kPeople + "/batch",
+               R"({"records":[{"id":")" + ids[2] + R"(","fields":{"city":"Lima"}},{"id":")" +
+                   ids[2] + R"(","updatedAt":")" +
+                   std::string(created_json.at("records").at(2).at("updatedAt").as_string()) +
+                   R"(","fields":{"city":"Quito"}}]})");
+  EXPECT_EQ(stale.status, 409) << stale.body;
+  EXPECT_EQ(ErrorFields(stale), std::vector<std::string>{"records[1].updatedAt"});
+  EXPECT_EQ(app.Send(member, "GET", kPeople + "/" + ids[2]).Json().at("fields").at("city"),
+            nullptr);
+
+  // Deleting a record twice in one batch: the second finds it in the trash, nothing changes.
+  const auto delete_twice =
+      app.Send(member, "DELETE", kPeople + "/batch",
+               R"({"ids":[")" + a + R"(",")" + ids[1] + R"(",")" + a + "\"]}");
+  EXPECT_EQ(delete_twice.status, 404);
+  EXPECT_EQ(ErrorFields(delete_twice), std::vector<std::string>{"ids[2]"});
+  EXPECT_EQ(Total(app, member), 3);
+  ASSERT_EQ(app.Send(member, "DELETE", kPeople + "/batch",
+                     R"({"ids":[")" + a + R"(",")" + ids[1] + "\"]}")
+                .status,
+            200);
+  EXPECT_EQ(Total(app, member), 1);
+  // Restoring twice: the second finds it out of the trash.
+  const auto restore_twice = app.Send(member, "POST", kPeople + "/batch/restore",
+                                      R"({"ids":[")" + a + R"(",")" + a + "\"]}");
+  EXPECT_EQ(restore_twice.status, 400);
+  EXPECT_EQ(ErrorFields(restore_twice), std::vector<std::string>{"ids[1]"});
+  EXPECT_EQ(Total(app, member), 1);
+}
+
 TEST(RecordsUpsert, CreatesThenUpdatesByMatchFields) {
   RecordsApp app(kTables);
   const Caller member = app.NewUser("member");
