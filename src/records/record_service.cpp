@@ -143,7 +143,7 @@ Status RecordService::Delete(const config::Table& table, const Actor& actor, std
                        Changes(before.fields_json, {}));
     }
     if (!access.Can(Action::kDelete)) return Denied("delete");
-    CAIRN_TRY(SoftDeleteRow(connection, reader, actor, id));
+    CAIRN_TRY(SoftDeleteRows(connection, reader, actor, std::span(&id, 1)));
     return LogChange(connection, table, actor, "delete", id, Changes(before.fields_json, {}));
   });
 }

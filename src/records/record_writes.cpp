@@ -292,11 +292,13 @@ void AppendInsertRow(const Actor& actor, std::int64_t now, const std::vector<Fie
   sql += ")";
 }
 
-// Items that write the same columns and no links, in one INSERT … RETURNING. Ids grow in
-// VALUES order on both databases, so sorting by id gives the rows back in the items' order.
+// Items that write the same columns and no links, in one INSERT … RETURNING: the rows as
+// written, without a second statement (a new row has no related rows yet). Ids grow in VALUES
+// order on both databases, so sorting by id gives the rows back in the items' order.
 Status InsertRows(db::Connection& connection, const RecordReader& reader,
                   const access::TableAccess& access, const Actor& actor,
-                  std::span<const std::vector<FieldWrite>> items, std::span<Snapshot> created) {
+                  std::span<const std::vector<FieldWrite>> items, std::span<Snapshot> created,
+                  Shape shape) {
   const std::int64_t now = time::NowMillis();
   std::string sql = InsertHead(reader, items.front());
   std::vector<db::Value> params;
@@ -309,7 +311,7 @@ Status InsertRows(db::Connection& connection, const RecordReader& reader,
   std::size_t returned = 0;
   CAIRN_TRY(connection.Execute(sql, params, [&](const db::Row& row) {
     if (returned < created.size()) {
-      FillSnapshot(row, reader, access, Shape::kRecord, created[returned]);
+      FillSnapshot(row, reader, access, shape, created[returned]);
     }
     ++returned;
   }));
@@ -326,19 +328,16 @@ Status InsertRows(db::Connection& connection, const RecordReader& reader,
 Result<Snapshot> InsertRecord(db::Connection& connection, const RecordReader& reader,
                               const access::TableAccess& access, const Actor& actor,
                               const std::vector<FieldWrite>& writes, Shape shape) {
+  if (!WritesLinks(writes)) {
+    Snapshot created;
+    CAIRN_TRY(InsertRows(connection, reader, access, actor, std::span(&writes, 1),
+                         std::span(&created, 1), shape));
+    return created;
+  }
   std::string sql = InsertHead(reader, writes);
   std::vector<db::Value> params;
   params.reserve(kStampColumns + writes.size());
   AppendInsertRow(actor, time::NowMillis(), writes, sql, params);
-  Snapshot created;
-  if (!WritesLinks(writes)) {
-    // The row as written, without a second statement (a new row has no related rows yet).
-    sql += " RETURNING " + reader.columns_sql();
-    CAIRN_TRY(connection.Execute(sql, params, [&](const db::Row& row) {
-      FillSnapshot(row, reader, access, shape, created);
-    }));
-    return created;
-  }
   sql += connection.dialect().ReturningId();
   std::int64_t id = 0;
   CAIRN_TRY(connection.Execute(sql, params, [&](const db::Row& row) { id = row.GetInt64(0); }));
@@ -366,7 +365,7 @@ Result<std::vector<Snapshot>> InsertRecords(db::Connection& connection, const Re
     // Powers of two only: few distinct statements, so they stay in the prepared-statement cache.
     const std::size_t rows = std::bit_floor(end - first);
     CAIRN_TRY(InsertRows(connection, reader, access, actor, items.subspan(first, rows),
-                         std::span(created).subspan(first, rows)));
+                         std::span(created).subspan(first, rows), Shape::kRecord));
     first += rows;
   }
   return created;
@@ -399,15 +398,6 @@ Result<Snapshot> UpdateRecord(db::Connection& connection, const RecordReader& re
   CAIRN_TRY(connection.Execute(sql, params));
   CAIRN_TRY(WriteLinks(connection, reader, id, writes, true));
   return ReadSnapshot(connection, reader, access, id, false, shape);
-}
-
-Status SoftDeleteRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,
-                     std::int64_t id) {
-  CAIRN_TRY(
-      connection.Execute("UPDATE " + reader.table_sql() +
-                             " SET \"deleted_at\" = ?, \"deleted_by\" = ? WHERE \"id\" = ?",
-                         {db::Timestamp{time::NowMillis()}, std::string_view(actor.user_id), id}));
-  return {};
 }
 
 Status SoftDeleteRows(db::Connection& connection, const RecordReader& reader, const Actor& actor,

@@ -85,10 +85,8 @@ Result<Snapshot> UpdateRecord(db::Connection& connection, const RecordReader& re
                               std::int64_t id, const std::vector<FieldWrite>& writes,
                               std::int64_t previous_updated_at, Shape shape = Shape::kRecord);
 
-// The trash: deleted_at/by set; RestoreRow clears them and counts as an update.
-Status SoftDeleteRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,
-                     std::int64_t id);
-// SoftDeleteRow of every id, in a few statements.
+// The trash: deleted_at/by set on every id (a few statements however many); RestoreRow clears
+// them and counts as an update.
 Status SoftDeleteRows(db::Connection& connection, const RecordReader& reader, const Actor& actor,
                       std::span<const std::int64_t> ids);
 Status RestoreRow(db::Connection& connection, const RecordReader& reader, const Actor& actor,
