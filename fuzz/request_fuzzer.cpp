@@ -9,6 +9,7 @@
 #include <boost/json/parse.hpp>
 
 #include "http/dispatcher.hpp"
+#include "http/framing.hpp"
 
 namespace {
 
@@ -44,6 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   boost::beast::error_code ec;
   parser.put(boost::asio::buffer(data, size), ec);
   if (ec || !parser.is_done()) return 0;
+  if (cairn::http::CheckFraming(parser.get())) return 0;  // answered 400 and closed by the server
   cairn::http::Request request;
   cairn::http::Response response = dispatcher.Handle(parser.get(), request);
   if (response.status >= 500) std::abort();

@@ -15,6 +15,7 @@ namespace {
 
 constexpr int kMaxPoolSize = 1000;
 constexpr int kMaxThreads = 1024;
+constexpr int kMaxConnections = 1'000'000;
 // HMAC keys shorter than this are guessable; `cairn secret generate` prints 43 characters.
 constexpr std::size_t kMinAuthSecretLength = 32;
 constexpr int kMaxRateLimitWindowSeconds = 24 * 60 * 60;
@@ -221,6 +222,7 @@ Result<Settings> LoadSettings(const Flags& flags, const EnvLookup& env) {
   reader.ReadBool(nullptr, "CAIRN_ALLOW_DESTRUCTIVE", settings.allow_destructive);
   reader.ReadInt(nullptr, "CAIRN_IO_THREADS", settings.io_threads, 1, kMaxThreads);
   reader.ReadInt(nullptr, "CAIRN_WORKER_THREADS", settings.worker_threads, 1, kMaxThreads);
+  reader.ReadInt(nullptr, "CAIRN_MAX_CONNECTIONS", settings.max_connections, 1, kMaxConnections);
 
   if (auto secret = reader.Get(nullptr, "AUTH_SECRET")) {
     if (secret->size() < kMinAuthSecretLength) {
@@ -266,13 +268,25 @@ Result<Settings> LoadSettings(const Flags& flags, const EnvLookup& env) {
   return settings;
 }
 
-int IoThreads(const Settings& settings, bool postgres, unsigned cores) {
+int IoThreads(const Settings& settings, unsigned cores) {
   if (settings.io_threads > 0) return settings.io_threads;
+  return static_cast<int>(std::max(1u, std::min(cores, 1024u)));
+}
+
+int WorkerThreads(const Settings& settings, bool postgres, unsigned cores) {
+  if (settings.worker_threads > 0) return settings.worker_threads;
   const int per_core = static_cast<int>(std::max(1u, std::min(cores, 1024u)));
-  if (!postgres) return per_core;
-  const int pool =
-      settings.database_pool_size > 0 ? settings.database_pool_size : db::kDefaultPostgresPoolSize;
-  return std::max(per_core, std::min(kPostgresIoThreadsPerCore * per_core, pool));
+  int connections = 0;
+  if (postgres) {
+    connections = settings.database_pool_size > 0 ? settings.database_pool_size
+                                                  : db::kDefaultPostgresPoolSize;
+  } else {
+    // The readers plus the one writer.
+    connections = (settings.database_pool_size > 0 ? settings.database_pool_size
+                                                   : db::kDefaultSqliteReaders) +
+                  1;
+  }
+  return std::min(kMaxThreads, std::max(2 * per_core, connections));
 }
 
 }  // namespace cairn::app

@@ -26,6 +26,7 @@ struct Settings {
   bool allow_destructive = false;
   int io_threads = 0;
   int worker_threads = 0;
+  int max_connections = 10'000;  // CAIRN_MAX_CONNECTIONS
 
   // Operator settings of the spec; validated here, used by the modules that own them.
   std::string auth_secret;  // empty: a generated secret kept in the database
@@ -59,13 +60,12 @@ EnvLookup ProcessEnvironment();
 // Every bad setting is reported; the error's `errors` name each one.
 Result<Settings> LoadSettings(const Flags& flags, const EnvLookup& env);
 
-// I/O threads per core on PostgreSQL when CAIRN_IO_THREADS is unset (see IoThreads).
-inline constexpr int kPostgresIoThreadsPerCore = 4;
-// The HTTP I/O threads: CAIRN_IO_THREADS, else one per core on SQLite (`cores` 0 counts as 1),
-// and on PostgreSQL 4 per core but no more than the pool's connections (never below one per
-// core). Handlers call the database synchronously on these threads: on PostgreSQL a thread
-// mostly waits for the server, so more threads than cores keep the cores busy, while threads
-// beyond the connections would only queue for one.
-int IoThreads(const Settings& settings, bool postgres, unsigned cores);
+// The network threads: CAIRN_IO_THREADS, else one per core (`cores` 0 counts as one). They only
+// parse, route and write; everything that may block runs on the worker pool.
+int IoThreads(const Settings& settings, unsigned cores);
+// The worker pool: CAIRN_WORKER_THREADS, else two per core, and at least as many as the
+// database has connections (handlers mostly wait on the database: on PostgreSQL for the server,
+// on SQLite for the writer and fsync), so every connection can be busy at once.
+int WorkerThreads(const Settings& settings, bool postgres, unsigned cores);
 
 }  // namespace cairn::app

@@ -51,6 +51,22 @@ bool Enabled(Level level) {
   return static_cast<int>(level) >= g_level.load(std::memory_order_relaxed);
 }
 
+void AppendEscaped(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out.push_back(kHex[byte >> 4]);
+      out.push_back(kHex[byte & 0xf]);
+    } else {
+      out.push_back(c);
+    }
+  }
+}
+
 void Write(Level level, std::string_view message) {
   if (!Enabled(level)) return;
   std::string line;
@@ -59,7 +75,7 @@ void Write(Level level, std::string_view message) {
   line.push_back(' ');
   line.append(LevelName(level));
   line.push_back(' ');
-  line.append(message);
+  AppendEscaped(line, message);
   line.push_back('\n');
   std::lock_guard lock(g_write_mutex);
   std::fwrite(line.data(), 1, line.size(), stderr);

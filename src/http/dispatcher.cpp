@@ -101,8 +101,8 @@ std::string MakeRequestId(std::string_view incoming) {
 Dispatcher::Dispatcher(Router router, MiddlewareChain middleware)
     : router_(std::move(router)), middleware_(std::move(middleware)) {}
 
-Dispatcher::Prepared Dispatcher::Prepare(const BeastRequest& raw, Request& request) const {
-  Prepared prepared;
+Dispatcher::Routed Dispatcher::Route(const BeastRequest& raw, Request& request) const {
+  Routed routed;
   request.raw = &raw;
   request.method = raw.method_string();
   if (request.request_id.empty())
@@ -110,53 +110,113 @@ Dispatcher::Prepared Dispatcher::Prepare(const BeastRequest& raw, Request& reque
 
   std::vector<std::string> segments;
   if (auto error = ParseTarget(raw.target(), request, segments)) {
-    prepared.response = Response::FromError(*error);
-    return prepared;
+    routed.response = Response::FromError(*error);
+    return routed;
   }
   RouteMatch match = router_.Match(request.method, segments);
   if (match.route == nullptr) {
     std::string message = match.path_matched ? "Method not allowed: " : "Route not found: ";
     message.append(request.method).append(" ").append(request.path);
-    prepared.response = Response::FromError(Error::NotFound(std::move(message)));
-    return prepared;
+    routed.response = Response::FromError(Error::NotFound(std::move(message)));
+    return routed;
+  }
+  // "First wins" would let a proxy and cairn disagree about who is calling.
+  if (raw.count(boost::beast::http::field::authorization) > 1) {
+    routed.response = Response::FromError(
+        Error::Validation("A request must carry at most one Authorization header"));
+    return routed;
   }
   request.path_params = std::move(match.path_params);
-  const CompiledRoute& route = *match.route;
+  routed.route = match.route;
+  return routed;
+}
+
+std::optional<Response> Dispatcher::Before(const CompiledRoute& route, Request& request) const {
   // Middleware (rate limit, session) comes before the body: an unauthenticated call gets its
   // 401 before its input is looked at (D17).
   for (const auto& middleware : middleware_) {
-    if (auto early = middleware->Before(request, route.route.spec)) {
-      prepared.response = std::move(early);
-      return prepared;
-    }
+    if (auto early = middleware->Before(request, route.route.spec)) return early;
   }
-  if (!route.route.spec.body_schema.is_null()) {
-    if (auto error = ParseJsonBody(raw, route, request)) {
-      prepared.response = Response::FromError(*error);
-      return prepared;
-    }
-  }
-  prepared.route = &route;
-  return prepared;
+  return std::nullopt;
 }
 
-Response Dispatcher::Invoke(const CompiledRoute& route, Request& request) const {
-  try {
-    Result<Response> result = route.route.handler(request);
-    if (result.ok()) return std::move(result).value();
-    const Error& error = result.error();
-    if (HttpStatus(error.code) >= 500) {
-      log::Error("request " + request.request_id + " " + std::string(request.method) + " " +
-                 request.path + ": " + error.detail);
-    }
-    return Response::FromError(error);
-  } catch (const std::exception& e) {
+Response Dispatcher::FromHandler(Result<Response> result, const Request& request) const {
+  if (result.ok()) return std::move(result).value();
+  const Error& error = result.error();
+  if (HttpStatus(error.code) >= 500) {
     log::Error("request " + request.request_id + " " + std::string(request.method) + " " +
-               request.path + " failed: " + e.what());
-  } catch (...) {
-    log::Error("request " + request.request_id + " failed with a non-standard exception");
+               request.path + ": " + error.detail);
   }
-  return Response::FromError(Error::Internal("handler threw"));
+  return Response::FromError(error);
+}
+
+Response Dispatcher::Internal(const Request& request, std::string_view what) const {
+  log::Error("request " + request.request_id + " " + std::string(request.method) + " " +
+             request.path + " failed: " + std::string(what));
+  Response response = Response::FromError(Error::Internal("unexpected exception"));
+  try {
+    Finish(request, response);
+  } catch (...) {
+    // The after-middleware itself threw: the envelope goes out without its headers.
+  }
+  return response;
+}
+
+Response Dispatcher::Run(const CompiledRoute& route, Request& request) const {
+  try {
+    Response response;
+    if (auto early = Before(route, request)) {
+      response = std::move(*early);
+    } else if (!route.route.spec.body_schema.is_null()) {
+      if (auto error = ParseJsonBody(*request.raw, route, request)) {
+        response = Response::FromError(*error);
+      } else {
+        response = FromHandler(route.route.handler(request), request);
+      }
+    } else {
+      response = FromHandler(route.route.handler(request), request);
+    }
+    Finish(request, response);
+    return response;
+  } catch (const std::exception& e) {
+    return Internal(request, e.what());
+  } catch (...) {
+    return Internal(request, "a non-standard exception");
+  }
+}
+
+Dispatcher::Opened Dispatcher::Open(const CompiledRoute& route, Request& request) const {
+  Opened opened;
+  try {
+    if (auto early = Before(route, request)) {
+      opened.response = std::move(*early);
+    } else if (auto sink = route.route.stream_handler(request); sink.ok()) {
+      opened.sink = std::move(sink).value();
+      return opened;
+    } else {
+      opened.response = FromHandler(sink.error(), request);
+    }
+    Finish(request, *opened.response);
+  } catch (const std::exception& e) {
+    opened.sink.reset();
+    opened.response = Internal(request, e.what());
+  } catch (...) {
+    opened.sink.reset();
+    opened.response = Internal(request, "a non-standard exception");
+  }
+  return opened;
+}
+
+Response Dispatcher::Complete(BodySink& sink, Request& request) const {
+  try {
+    Response response = FromHandler(sink.Finish(), request);
+    Finish(request, response);
+    return response;
+  } catch (const std::exception& e) {
+    return Internal(request, e.what());
+  } catch (...) {
+    return Internal(request, "a non-standard exception");
+  }
 }
 
 void Dispatcher::Finish(const Request& request, Response& response) const {
@@ -170,11 +230,12 @@ void Dispatcher::Finish(const Request& request, Response& response) const {
 }
 
 Response Dispatcher::Handle(const BeastRequest& raw, Request& request) const {
-  Prepared prepared = Prepare(raw, request);
-  Response response =
-      prepared.response ? std::move(*prepared.response) : Invoke(*prepared.route, request);
-  Finish(request, response);
-  return response;
+  Routed routed = Route(raw, request);
+  if (routed.route == nullptr) {
+    Finish(request, *routed.response);
+    return std::move(*routed.response);
+  }
+  return Run(*routed.route, request);
 }
 
 }  // namespace cairn::http

@@ -2,9 +2,11 @@
 // Independent of sockets so it can be unit-tested; the server calls it for every request.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
+#include "http/body_stream.hpp"
 #include "http/middleware.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
@@ -16,23 +18,43 @@ class Dispatcher {
  public:
   Dispatcher(Router router, MiddlewareChain middleware);
 
-  // Everything before the handler. Returns the handler to run, or a finished response.
-  struct Prepared {
+  // The first step, on the network thread, once the request's header is in (its body is not
+  // read yet): request id, target, route, conflicting credentials. Pure CPU.
+  struct Routed {
     const CompiledRoute* route = nullptr;
-    std::optional<Response> response;  // set when the request ends before the handler
+    std::optional<Response> response;  // set when the request ends here (404, bad target)
   };
-  Prepared Prepare(const BeastRequest& raw, Request& request) const;
-  // Runs the handler; exceptions become the 500 envelope (logged with the request id).
-  Response Invoke(const CompiledRoute& route, Request& request) const;
-  // After-middleware and X-Request-Id; call exactly once per response.
+  Routed Route(const BeastRequest& raw, Request& request) const;
+
+  // The rest of a request whose body was read whole: middleware, JSON body, handler and the
+  // after-middleware. Runs where the route's Execution says; never throws (a throw anywhere
+  // becomes the 500 envelope, logged with the request id).
+  Response Run(const CompiledRoute& route, Request& request) const;
+
+  // For a streamed route, before any of its body is read: middleware and the route's
+  // StreamHandler. Either `sink` is set, or `response` (already finished) is the answer.
+  struct Opened {
+    std::unique_ptr<BodySink> sink;
+    std::optional<Response> response;
+  };
+  Opened Open(const CompiledRoute& route, Request& request) const;
+  // The whole streamed body reached `sink`: its answer, finished.
+  Response Complete(BodySink& sink, Request& request) const;
+
+  // After-middleware and the 5xx log line; call exactly once per response not produced by
+  // Run, Open or Complete (those call it themselves).
   void Finish(const Request& request, Response& response) const;
 
-  // Convenience for tests and the inline path: Prepare + Invoke + Finish.
+  // Route + Run, for tests and tools that hold a whole request.
   Response Handle(const BeastRequest& raw, Request& request) const;
 
   const Router& router() const { return router_; }
 
  private:
+  std::optional<Response> Before(const CompiledRoute& route, Request& request) const;
+  Response FromHandler(Result<Response> result, const Request& request) const;
+  Response Internal(const Request& request, std::string_view what) const;
+
   Router router_;
   MiddlewareChain middleware_;
 };

@@ -17,5 +17,12 @@ inline constexpr std::chrono::seconds kIdleTimeout{60};
 inline constexpr std::chrono::seconds kWriteTimeout{30};
 // Graceful shutdown waits this long for in-flight requests (D5).
 inline constexpr std::chrono::seconds kShutdownGrace{10};
+// Open connections (CAIRN_MAX_CONNECTIONS); the one over the cap is answered 503 and closed.
+inline constexpr int kDefaultMaxConnections = 10'000;
+// Jobs that may wait for a worker, per worker thread; past that a new request gets 503 with
+// Retry-After instead of an unbounded wait.
+inline constexpr std::size_t kMaxQueuedJobsPerWorker = 64;
+// Streamed bodies move through a buffer of this size per connection, in both directions.
+inline constexpr std::size_t kStreamChunkBytes = 256 * 1024;
 
 }  // namespace cairn::http

@@ -1,6 +1,9 @@
 // A response to write. Bodies are serialized once, straight into `body`.
 #pragma once
 
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,11 +15,21 @@
 
 namespace cairn::http {
 
+class BodySource;      // http/body_stream.hpp
+class UpgradeHandler;  // http/upgrade.hpp (the server layer: it takes over the socket)
+
 struct Response {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
+  // A streamed body instead of `body`, read in chunks on the worker pool; sent with
+  // Content-Length when `stream_length` is known, chunked otherwise.
+  std::shared_ptr<BodySource> stream;
+  std::optional<std::uint64_t> stream_length;
+  // Set by a route that switches protocols (WebSocket): instead of writing this response, the
+  // server hands the connection to the handler.
+  std::shared_ptr<UpgradeHandler> upgrade;
 
   static Response Json(int status, const boost::json::value& value);
   // A body already serialized as JSON.

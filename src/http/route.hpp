@@ -1,5 +1,6 @@
-// A route is data: method, pattern, schemas, summary. The router validates requests against the
-// schemas and the OpenAPI generator reads the same table.
+// A route is data: method, pattern, schemas, summary. The dispatcher validates request bodies
+// against these schemas; they are kept as data so that generated documentation can read the same
+// table (an OpenAPI generator is planned, not built yet).
 #pragma once
 
 #include <functional>
@@ -11,6 +12,8 @@
 #include <boost/json/value.hpp>
 
 #include "common/result.hpp"
+#include "http/body_stream.hpp"
+#include "http/limits.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
 
@@ -20,8 +23,10 @@ namespace cairn::http {
 // the internal detail of 5xx errors under the request id.
 using Handler = std::function<Result<Response>(Request&)>;
 
-// Where a handler runs. kInline: on the connection's I/O thread (cheap, non-blocking work).
-// kWorker: on the worker pool (blocking work such as password hashing or network I/O).
+// Where the middleware and the handler run. kWorker (the default): on the bounded worker pool,
+// for anything that touches the database, the disk or the network (every API route: sessions
+// and PostgreSQL rate-limit counters live in the database). kInline: on the connection's network
+// thread, only for pure-CPU routes whose middleware is pure CPU too.
 enum class Execution { kInline, kWorker };
 
 struct QueryParam {
@@ -47,12 +52,17 @@ struct RouteSpec {
   boost::json::value body_schema;  // null → the route takes no JSON body
   std::vector<QueryParam> query;
   std::vector<ResponseSpec> responses;
-  Execution execution = Execution::kInline;
+  Execution execution = Execution::kWorker;
+  // The largest body a route takes whole (413 past it); streamed routes ask their sink instead.
+  std::size_t max_body_bytes = kMaxBodyBytes;
 };
 
+// A route has exactly one of `handler` (the body, if any, is read whole first) and
+// `stream_handler` (the body is streamed to the sink it returns; the route has no body schema).
 struct Route {
   RouteSpec spec;
   Handler handler;
+  StreamHandler stream_handler;
 };
 
 }  // namespace cairn::http

@@ -44,6 +44,12 @@ Status Router::Add(Route route) {
   if (pattern.empty() || pattern.front() != '/') {
     return Error::Internal("route pattern must start with '/': " + pattern);
   }
+  if (static_cast<bool>(route.handler) == static_cast<bool>(route.stream_handler)) {
+    return Error::Internal("a route needs exactly one of handler and stream_handler: " + pattern);
+  }
+  if (route.stream_handler && !route.spec.body_schema.is_null()) {
+    return Error::Internal("a streamed route takes no JSON body schema: " + pattern);
+  }
   auto compiled = std::make_unique<CompiledRoute>();
   if (!route.spec.body_schema.is_null()) {
     auto schema = json::JsonSchema::Compile(route.spec.body_schema);

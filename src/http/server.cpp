@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <limits>
 #include <mutex>
 #include <thread>
 #include <unordered_set>
@@ -14,13 +13,19 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 
 #include "common/log.hpp"
+#include "http/body_stream.hpp"
+#include "http/connection.hpp"
+#include "http/framing.hpp"
 #include "http/limits.hpp"
+#include "http/response_writer.hpp"
+#include "http/upgrade.hpp"
+#include "http/worker_pool.hpp"
 
 namespace cairn::http {
 namespace asio = boost::asio;
@@ -35,55 +40,46 @@ constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
 // sends for at most this long so that it reads our answer instead of a reset.
 constexpr std::chrono::seconds kDrainTimeout{2};
 constexpr std::size_t kDrainBytes = 4 * kMaxBodyBytes;
-
-// Deadlines are plain numbers checked by one sweeper (Impl::Sweep) instead of a timer per
-// socket operation: arming a deadline is a store, not a timer-queue update and a syscall.
-using Clock = std::chrono::steady_clock;
-constexpr std::int64_t kNoDeadline = std::numeric_limits<std::int64_t>::max();
 constexpr std::chrono::milliseconds kSweepInterval{250};
+// Refused connections (over max_connections) get this long to read their 503, and at most this
+// many linger at once; past that they are closed at once.
+constexpr std::chrono::seconds kRefusalLinger{1};
+constexpr int kMaxLingeringRefusals = 64;
 
-struct Connection {
-  explicit Connection(tcp::socket s) : socket(std::move(s)) {}
-  void ExpiresAfter(std::chrono::milliseconds timeout) {
-    deadline.store((Clock::now() + timeout).time_since_epoch().count(), std::memory_order_relaxed);
-  }
-  void NoDeadline() { deadline.store(kNoDeadline, std::memory_order_relaxed); }
-  bool Expired(Clock::time_point now) const {
-    return deadline.load(std::memory_order_relaxed) < now.time_since_epoch().count();
-  }
+using HeaderParser = bhttp::request_parser<bhttp::string_body>;
 
-  tcp::socket socket;
-  std::atomic<std::int64_t> deadline{kNoDeadline};
-  std::atomic<bool> busy{false};
-};
-
-bhttp::response<bhttp::string_body> ToBeast(Response&& response, const Request& request,
-                                            unsigned version, bool keep_alive) {
-  bhttp::response<bhttp::string_body> out{static_cast<bhttp::status>(response.status), version};
-  if (!response.content_type.empty()) out.set(bhttp::field::content_type, response.content_type);
-  out.set("X-Request-Id", request.request_id);
-  for (auto& [name, value] : response.headers) out.insert(name, value);
-  out.body() = std::move(response.body);
-  out.keep_alive(keep_alive);
-  out.prepare_payload();
-  return out;
+Error TooLarge(std::uint64_t limit) {
+  return Error::PayloadTooLarge("Request body exceeds " + std::to_string(limit) + " bytes");
 }
 
-// The answer for a request that could not be parsed; the connection closes after it.
-std::optional<Error> ReadError(const beast::error_code& ec) {
+// The answer for a request whose bytes could not be read as HTTP; the connection closes after
+// it. Timeouts and resets get none.
+std::optional<Error> ReadError(const beast::error_code& ec, std::uint64_t body_limit) {
   if (ec == bhttp::error::header_limit) {
     return Error{ErrorCode::kHeadersTooLarge,
                  "Request headers exceed " + std::to_string(kMaxHeaderBytes) + " bytes"};
   }
-  if (ec == bhttp::error::body_limit) {
-    return Error::PayloadTooLarge("Request body exceeds " + std::to_string(kMaxBodyBytes) +
-                                  " bytes");
-  }
+  if (ec == bhttp::error::body_limit) return TooLarge(body_limit);
   const bool parse_failure =
       ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category() &&
       ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message;
   if (parse_failure) return Error::Validation("Malformed HTTP request: " + ec.message());
-  return std::nullopt;  // timeouts, resets: nothing to answer
+  return std::nullopt;
+}
+
+bool ExpectsContinue(const HeaderParser& parser) {
+  return !parser.is_done() && parser.get()[bhttp::field::expect] == "100-continue";
+}
+
+// The 503 for a connection over the cap, written without waiting: the socket is fresh, so its
+// send buffer takes it whole.
+std::string RefusalBytes() {
+  std::string body = R"({"success":false,"message":"Too many open connections; retry shortly",)"
+                     R"("code":"SERVICE_UNAVAILABLE"})";
+  return "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+         "Retry-After: 1\r\nConnection: close\r\nX-Request-Id: " +
+         MakeRequestId({}) + "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
+         body;
 }
 
 }  // namespace
@@ -93,13 +89,21 @@ struct Server::Impl {
       : options(std::move(opts)),
         dispatcher(std::move(disp)),
         contexts(MakeContexts(options.io_threads > 0 ? options.io_threads : Cores())),
-        workers(options.worker_threads > 0 ? options.worker_threads : 4 * Cores()),
-        acceptor(*contexts.front()) {}
+        workers(WorkerCount(options), QueueLimit(options)),
+        acceptor(control) {}
 
   static int Cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+  static int WorkerCount(const ServerOptions& options) {
+    return options.worker_threads > 0 ? options.worker_threads : 2 * Cores();
+  }
+  static std::size_t QueueLimit(const ServerOptions& options) {
+    return options.max_queued_jobs > 0
+               ? options.max_queued_jobs
+               : kMaxQueuedJobsPerWorker * static_cast<std::size_t>(WorkerCount(options));
+  }
 
-  // One single-threaded io_context per I/O thread: a connection lives on one thread for its
-  // whole life, so its handlers need no strand and wake no other thread.
+  // One single-threaded io_context per network thread: a connection lives on one thread for
+  // its whole life, so its handlers need no strand and wake no other thread.
   static std::vector<std::unique_ptr<asio::io_context>> MakeContexts(int count) {
     std::vector<std::unique_ptr<asio::io_context>> contexts;
     for (int i = 0; i < count; ++i) contexts.push_back(std::make_unique<asio::io_context>(1));
@@ -110,12 +114,17 @@ struct Server::Impl {
   Dispatcher dispatcher;
   std::vector<std::unique_ptr<asio::io_context>> contexts;
   std::size_t next_context = 0;
-  asio::thread_pool workers;
+  // Accepting and the deadline sweep run here, on a thread of their own that no request runs
+  // on, so a busy network thread can delay neither. Declared after `contexts` so it is destroyed
+  // first: work still queued on it (a refused connection lingering) holds sockets of theirs.
+  asio::io_context control{1};
+  WorkerPool workers;
   tcp::acceptor acceptor;
   std::vector<std::thread> threads;
   std::atomic<bool> stopping{false};
   bool started = false;
   bool shut_down = false;
+  int lingering_refusals = 0;  // control thread only
 
   std::mutex sessions_mutex;
   std::condition_variable sessions_done;
@@ -130,35 +139,64 @@ struct Server::Impl {
         if (ec == asio::error::operation_aborted) co_return;
         log::Warn("accept failed: " + ec.message());
         // Out of descriptors and similar: back off instead of spinning.
-        asio::steady_timer timer(acceptor.get_executor(), std::chrono::milliseconds(50));
+        asio::steady_timer timer(control, std::chrono::milliseconds(50));
         co_await timer.async_wait(kUseTuple);
         continue;
       }
       beast::error_code ignored;
       socket.set_option(tcp::no_delay(true), ignored);
       auto connection = std::make_shared<Connection>(std::move(socket));
+      bool admitted = false;
       {
         std::lock_guard lock(sessions_mutex);
-        sessions.insert(connection);
+        if (static_cast<int>(sessions.size()) < options.max_connections) {
+          sessions.insert(connection);
+          admitted = true;
+        }
       }
-      asio::co_spawn(connection->socket.get_executor(), Serve(connection), asio::detached);
+      if (admitted) {
+        asio::co_spawn(connection->socket.get_executor(), Serve(connection), asio::detached);
+      } else {
+        Refuse(std::move(connection->socket));
+      }
     }
+  }
+
+  // Over the connection cap: a 503 and a close, costing the control thread no wait.
+  void Refuse(tcp::socket socket) {
+    static const std::string kRefusal = RefusalBytes();
+    beast::error_code ignored;
+    socket.non_blocking(true, ignored);
+    socket.write_some(asio::buffer(kRefusal), ignored);
+    socket.shutdown(tcp::socket::shutdown_send, ignored);
+    if (lingering_refusals >= kMaxLingeringRefusals) return;  // closed by its destructor
+    // Closing with the client's request unread would reset the connection and could destroy
+    // the 503 before the client reads it: keep the socket open for a moment instead.
+    ++lingering_refusals;
+    asio::co_spawn(
+        control,
+        [this, socket = std::move(socket)]() mutable -> asio::awaitable<void> {
+          asio::steady_timer timer(control, kRefusalLinger);
+          co_await timer.async_wait(kUseTuple);
+          --lingering_refusals;
+        },
+        asio::detached);
   }
 
   // Cancels the pending operation of every connection whose deadline has passed; the cancel
   // runs on the connection's own thread.
   asio::awaitable<void> Sweep() {
-    asio::steady_timer timer(acceptor.get_executor());
+    asio::steady_timer timer(control);
     while (!stopping) {
       timer.expires_after(kSweepInterval);
       co_await timer.async_wait(kUseTuple);
-      const auto now = Clock::now();
+      const auto now = Connection::Clock::now();
       std::lock_guard lock(sessions_mutex);
       for (const auto& connection : sessions) {
         if (!connection->Expired(now)) continue;
         // Checked again on the connection's thread: by then it may have moved on and re-armed.
         asio::post(connection->socket.get_executor(), [connection] {
-          if (!connection->Expired(Clock::now())) return;
+          if (!connection->Expired(Connection::Clock::now())) return;
           beast::error_code ignored;
           connection->socket.cancel(ignored);
         });
@@ -184,6 +222,31 @@ struct Server::Impl {
     Forget(connection);
   }
 
+  // The answer to a request that never reached its handler or whose handler never ran.
+  Response Answer(const Error& error, const Request& request) const {
+    Response response = Response::FromError(error);
+    dispatcher.Finish(request, response);
+    return response;
+  }
+
+  Response Busy(const Request& request) const {
+    Response response =
+        Response::FromError(Error::Unavailable("The server is busy; retry shortly"));
+    response.SetHeader("Retry-After", "1");
+    dispatcher.Finish(request, response);
+    return response;
+  }
+
+  asio::awaitable<Response> Execute(const CompiledRoute& route, Request& request) {
+    if (route.route.spec.execution == Execution::kInline) {
+      co_return dispatcher.Run(route, request);
+    }
+    auto response = co_await workers.TryRun(
+        [this, &route, &request] { return dispatcher.Run(route, request); });
+    if (!response) co_return Busy(request);
+    co_return std::move(*response);
+  }
+
   asio::awaitable<void> ServeLoop(Connection& connection) {
     tcp::socket& socket = connection.socket;
     beast::flat_buffer buffer;
@@ -194,67 +257,179 @@ struct Server::Impl {
       if (!ec) peer = endpoint.address().to_string();
     }
     while (!stopping) {
-      bhttp::request_parser<bhttp::string_body> parser;
+      // Idle until the first byte of the next request; from then on its header must arrive
+      // within request_read_timeout, however slowly it trickles in.
+      if (buffer.size() == 0) {
+        connection.ExpiresAfter(options.idle_timeout);
+        auto [wait_ec] = co_await socket.async_wait(tcp::socket::wait_read, kUseTuple);
+        if (wait_ec || stopping) co_return;
+      }
+      connection.ExpiresAfter(options.request_read_timeout);
+      HeaderParser parser;
       parser.header_limit(kMaxHeaderBytes);
-      parser.body_limit(kMaxBodyBytes);
-
-      connection.ExpiresAfter(options.idle_timeout);
+      // The route decides the body limit; Content-Length is checked against it below.
+      parser.body_limit(boost::none);
       auto [header_ec, header_bytes] =
           co_await bhttp::async_read_header(socket, buffer, parser, kUseTuple);
-      connection.busy = true;
-      if (!header_ec && !parser.is_done()) {
-        if (parser.get()[bhttp::field::expect] == "100-continue") {
-          bhttp::response<bhttp::empty_body> proceed{bhttp::status::continue_, 11};
-          co_await bhttp::async_write(socket, proceed, kUseTuple);
-        }
-        connection.ExpiresAfter(options.request_read_timeout);
-        auto [body_ec, body_bytes] = co_await bhttp::async_read(socket, buffer, parser, kUseTuple);
-        header_ec = body_ec;
-      }
       if (header_ec) {
-        if (auto error = ReadError(header_ec)) co_await AnswerAndClose(connection, *error);
+        if (auto error = ReadError(header_ec, kMaxBodyBytes)) {
+          co_await AnswerAndClose(connection, *error);
+        }
+        co_return;
+      }
+      connection.busy = true;
+      if (auto error = CheckFraming(parser.get())) {
+        co_await AnswerAndClose(connection, *error);
         co_return;
       }
 
-      connection.NoDeadline();
-      const BeastRequest& raw = parser.get();
       Request request;
       request.client_address = peer;
-      Dispatcher::Prepared prepared = dispatcher.Prepare(raw, request);
+      Dispatcher::Routed routed = dispatcher.Route(parser.get(), request);
+      const CompiledRoute* route = routed.route;
       Response response;
-      if (prepared.response) {
-        response = std::move(*prepared.response);
-      } else if (prepared.route->route.spec.execution == Execution::kWorker) {
-        response = co_await asio::co_spawn(
-            workers,
-            [&]() -> asio::awaitable<Response> {
-              co_return dispatcher.Invoke(*prepared.route, request);
-            },
-            asio::use_awaitable);
+      bool reusable = true;  // the request's body was consumed, so another request may follow
+      std::optional<BeastRequest> streamed_header;
+      if (route != nullptr && route->route.stream_handler) {
+        // The parser moves on to a streaming body type: keep the header for the handler.
+        streamed_header.emplace(bhttp::request_header<>(parser.get().base()));
+        request.raw = &*streamed_header;
+        auto received = co_await ReceiveStream(connection, buffer, parser, *route, request);
+        if (!received) co_return;  // the client left or timed out: nobody to answer
+        response = std::move(received->response);
+        reusable = received->body_consumed;
       } else {
-        response = dispatcher.Invoke(*prepared.route, request);
+        const std::uint64_t limit =
+            route != nullptr ? route->route.spec.max_body_bytes : kMaxBodyBytes;
+        if (auto length = parser.content_length(); length && *length > limit) {
+          co_await AnswerAndClose(connection, TooLarge(limit));
+          co_return;
+        }
+        if (!parser.is_done()) {
+          parser.body_limit(limit);
+          if (ExpectsContinue(parser)) co_await SendContinue(connection);
+          auto [body_ec, body_bytes] =
+              co_await bhttp::async_read(socket, buffer, parser, kUseTuple);
+          if (body_ec) {
+            if (auto error = ReadError(body_ec, limit)) co_await AnswerAndClose(connection, *error);
+            co_return;
+          }
+        }
+        connection.NoDeadline();
+        if (route == nullptr) {
+          response = std::move(*routed.response);
+          dispatcher.Finish(request, response);
+        } else {
+          response = co_await Execute(*route, request);
+        }
       }
-      dispatcher.Finish(request, response);
 
-      const bool keep_alive = raw.keep_alive() && !stopping;
-      auto out = ToBeast(std::move(response), request, raw.version(), keep_alive);
-      connection.ExpiresAfter(kWriteTimeout);
-      auto [write_ec, written] = co_await bhttp::async_write(socket, out, kUseTuple);
+      if (response.upgrade && !stopping) {
+        connection.NoDeadline();
+        connection.upgraded = true;
+        co_await response.upgrade->Run(socket, buffer, *request.raw);
+        co_return;
+      }
+      const bool keep_alive = reusable && request.raw->keep_alive() && !stopping;
+      const unsigned version = request.raw->version();
+      const bool again = co_await WriteResponse(connection, std::move(response), request, version,
+                                                keep_alive, workers);
       connection.busy = false;
-      if (write_ec || !keep_alive) co_return;
+      if (!again) co_return;
     }
+  }
+
+  struct Received {
+    Response response;
+    bool body_consumed = true;
+  };
+
+  // A streamed request body: the route's checks run first (on a worker), then the body moves
+  // to the sink chunk by chunk. nullopt: the client left or timed out mid-body.
+  asio::awaitable<std::optional<Received>> ReceiveStream(Connection& connection,
+                                                         beast::flat_buffer& buffer,
+                                                         HeaderParser& header_parser,
+                                                         const CompiledRoute& route,
+                                                         Request& request) {
+    connection.NoDeadline();
+    auto opened = co_await workers.TryRun(
+        [this, &route, &request] { return dispatcher.Open(route, request); });
+    if (!opened) co_return Received{Busy(request), header_parser.is_done()};
+    if (opened->response) co_return Received{std::move(*opened->response), header_parser.is_done()};
+    std::unique_ptr<BodySink> sink = std::move(opened->sink);
+    auto abort = [&]() -> asio::awaitable<void> {
+      co_await workers.Run([&sink] {
+        try {
+          sink->Abort();
+        } catch (const std::exception& e) {
+          log::Error(std::string("aborting a streamed body failed: ") + e.what());
+        }
+        return 0;
+      });
+    };
+
+    const std::uint64_t limit = sink->max_bytes();
+    if (auto length = header_parser.content_length(); length && *length > limit) {
+      co_await abort();
+      co_return Received{Answer(TooLarge(limit), request), false};
+    }
+    if (ExpectsContinue(header_parser)) co_await SendContinue(connection);
+    bhttp::request_parser<bhttp::buffer_body> parser(std::move(header_parser));
+    parser.body_limit(limit);
+    std::vector<char> chunk(kStreamChunkBytes);
+    while (!parser.is_done()) {
+      parser.get().body().data = chunk.data();
+      parser.get().body().size = chunk.size();
+      // A streamed body has no overall deadline (a large upload takes its time), but every
+      // chunk must make progress within request_read_timeout.
+      connection.ExpiresAfter(options.request_read_timeout);
+      auto [ec, read_bytes] =
+          co_await bhttp::async_read(connection.socket, buffer, parser, kUseTuple);
+      if (ec == bhttp::error::need_buffer) ec = {};
+      const std::size_t got = chunk.size() - parser.get().body().size;
+      if (!ec && got > 0) {
+        connection.NoDeadline();
+        Status written = co_await workers.Run([&]() -> Status {
+          try {
+            return sink->Write(std::string_view(chunk.data(), got));
+          } catch (const std::exception& e) {
+            return Error::Internal(e.what());
+          }
+        });
+        if (!written.ok()) {
+          co_await abort();
+          Response response = Response::FromError(written.error());
+          if (HttpStatus(written.error().code) >= 500) {
+            log::Error("request " + request.request_id +
+                       ": streamed body failed: " + written.error().detail);
+          }
+          dispatcher.Finish(request, response);
+          co_return Received{std::move(response), false};
+        }
+      }
+      if (ec) {
+        co_await abort();
+        if (auto error = ReadError(ec, limit)) co_return Received{Answer(*error, request), false};
+        co_return std::nullopt;
+      }
+    }
+    connection.NoDeadline();
+    Response response = co_await workers.Run(
+        [this, &sink, &request] { return dispatcher.Complete(*sink, request); });
+    co_return Received{std::move(response), true};
+  }
+
+  asio::awaitable<void> SendContinue(Connection& connection) {
+    bhttp::response<bhttp::empty_body> proceed{bhttp::status::continue_, 11};
+    co_await bhttp::async_write(connection.socket, proceed, kUseTuple);
   }
 
   asio::awaitable<void> AnswerAndClose(Connection& connection, const Error& error) {
     tcp::socket& socket = connection.socket;
     Request request;
     request.request_id = MakeRequestId({});
-    Response response = Response::FromError(error);
-    dispatcher.Finish(request, response);
-    auto out = ToBeast(std::move(response), request, 11, false);
-    connection.ExpiresAfter(kWriteTimeout);
-    auto [write_ec, written] = co_await bhttp::async_write(socket, out, kUseTuple);
-    if (write_ec) co_return;
+    Response response = Answer(error, request);
+    co_await WriteResponse(connection, std::move(response), request, 11, false, workers);
     beast::error_code ignored;
     socket.shutdown(tcp::socket::shutdown_send, ignored);
     std::vector<char> sink(64 * 1024);
@@ -306,8 +481,12 @@ Status Server::Start(Dispatcher dispatcher) {
 Status Server::Start() {
   Impl& s = *impl_;
   CAIRN_TRY(Listen());
-  asio::co_spawn(s.acceptor.get_executor(), s.Accept(), asio::detached);
-  asio::co_spawn(s.acceptor.get_executor(), s.Sweep(), asio::detached);
+  asio::co_spawn(s.control, s.Accept(), asio::detached);
+  asio::co_spawn(s.control, s.Sweep(), asio::detached);
+  s.threads.emplace_back([&s] {
+    auto guard = asio::make_work_guard(s.control);
+    s.control.run();
+  });
   for (auto& context : s.contexts) {
     s.threads.emplace_back([&context] {
       auto guard = asio::make_work_guard(*context);
@@ -328,18 +507,24 @@ void Server::Shutdown() {
   s.shut_down = true;
   if (!s.started) return;
   s.stopping = true;
-  asio::post(s.acceptor.get_executor(), [&s] {
+  asio::post(s.control, [&s] {
     beast::error_code ignored;
     s.acceptor.close(ignored);
   });
   {
     // Idle keep-alive connections are waiting for a request that will never be served: cancel
     // their reads. Busy ones finish their request and close because `stopping` is set.
+    // Upgraded ones (WebSocket) never finish by themselves: close them.
     std::unique_lock lock(s.sessions_mutex);
     for (const auto& connection : s.sessions) {
       asio::post(connection->socket.get_executor(), [connection] {
         beast::error_code ignored;
-        if (!connection->busy) connection->socket.cancel(ignored);
+        if (connection->upgraded) {
+          connection->socket.cancel(ignored);
+          connection->socket.shutdown(tcp::socket::shutdown_both, ignored);
+        } else if (!connection->busy) {
+          connection->socket.cancel(ignored);
+        }
       });
     }
     s.sessions_done.wait_for(lock, s.options.shutdown_grace, [&s] { return s.sessions.empty(); });
@@ -348,9 +533,10 @@ void Server::Shutdown() {
                 " connection(s) still busy after the shutdown grace period; closing them");
     }
   }
+  s.control.stop();
   for (auto& context : s.contexts) context->stop();
   for (auto& thread : s.threads) thread.join();
-  s.workers.join();
+  s.workers.Join();
 }
 
 }  // namespace cairn::http

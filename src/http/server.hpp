@@ -16,8 +16,10 @@ namespace cairn::http {
 struct ServerOptions {
   std::string host = "127.0.0.1";
   std::uint16_t port = 3000;  // 0 → any free port (tests)
-  int io_threads = 0;         // 0 → hardware concurrency
-  int worker_threads = 0;     // 0 → 4 × hardware concurrency (blocking handlers)
+  int io_threads = 0;         // network threads; 0 → hardware concurrency
+  int worker_threads = 0;  // the worker pool (http/worker_pool.hpp); 0 → 2 × hardware concurrency
+  std::size_t max_queued_jobs = 0;  // 0 → kMaxQueuedJobsPerWorker per worker
+  int max_connections = kDefaultMaxConnections;
   std::chrono::milliseconds idle_timeout = kIdleTimeout;
   std::chrono::milliseconds request_read_timeout = kRequestReadTimeout;
   std::chrono::milliseconds shutdown_grace = kShutdownGrace;

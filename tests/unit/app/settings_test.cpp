@@ -33,19 +33,26 @@ TEST(Settings, DefaultsFollowD2) {
   EXPECT_EQ(settings->eco_image_format, "avif");
 }
 
-TEST(Settings, IoThreadsAreOnePerCoreOnSqliteAndMoreOnPostgresUpToThePool) {
+TEST(Settings, IoThreadsAreOnePerCore) {
   Settings settings;
-  EXPECT_EQ(IoThreads(settings, false, 2), 2);
-  EXPECT_EQ(IoThreads(settings, false, 0), 1);  // an unknown core count counts as one
-  EXPECT_EQ(IoThreads(settings, true, 1), 4);
-  EXPECT_EQ(IoThreads(settings, true, 2), 8);    // the default pool's 8 connections
-  EXPECT_EQ(IoThreads(settings, true, 16), 16);  // never below one per core
+  EXPECT_EQ(IoThreads(settings, 2), 2);
+  EXPECT_EQ(IoThreads(settings, 0), 1);  // an unknown core count counts as one
+  settings.io_threads = 3;               // CAIRN_IO_THREADS wins
+  EXPECT_EQ(IoThreads(settings, 16), 3);
+}
+
+TEST(Settings, WorkersAreTwoPerCoreAndAtLeastTheDatabaseConnections) {
+  Settings settings;
+  EXPECT_EQ(WorkerThreads(settings, false, 1), 5);  // 4 readers + the writer
+  EXPECT_EQ(WorkerThreads(settings, false, 4), 8);
+  EXPECT_EQ(WorkerThreads(settings, true, 1), 8);    // the default pool's 8 connections
+  EXPECT_EQ(WorkerThreads(settings, true, 16), 32);  // never below two per core
   settings.database_pool_size = 32;
-  EXPECT_EQ(IoThreads(settings, true, 4), 16);
-  EXPECT_EQ(IoThreads(settings, true, 16), 32);
-  settings.io_threads = 3;  // CAIRN_IO_THREADS wins
-  EXPECT_EQ(IoThreads(settings, true, 16), 3);
-  EXPECT_EQ(IoThreads(settings, false, 16), 3);
+  EXPECT_EQ(WorkerThreads(settings, true, 4), 32);
+  EXPECT_EQ(WorkerThreads(settings, false, 4), 33);
+  settings.worker_threads = 3;  // CAIRN_WORKER_THREADS wins
+  EXPECT_EQ(WorkerThreads(settings, true, 16), 3);
+  EXPECT_EQ(WorkerThreads(settings, false, 16), 3);
 }
 
 TEST(Settings, FlagsBeatEnvironmentBeatsDefaults) {

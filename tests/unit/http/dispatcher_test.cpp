@@ -149,6 +149,55 @@ TEST(DispatcherTest, SecurityHeadersOnEveryResponse) {
   EXPECT_TRUE(nosniff);
 }
 
+// A middleware that throws where the test says.
+class ThrowingMiddleware final : public Middleware {
+ public:
+  ThrowingMiddleware(bool before, bool after) : before_(before), after_(after) {}
+  std::optional<Response> Before(Request&, const RouteSpec&) override {
+    if (before_) throw std::runtime_error("middleware secret");
+    return std::nullopt;
+  }
+  void After(const Request&, Response&) override {
+    if (after_) throw std::runtime_error("middleware secret");
+  }
+
+ private:
+  bool before_, after_;
+};
+
+TEST(DispatcherTest, ExceptionsInMiddlewareBecomeThe500Envelope) {
+  for (const auto& [before, after] : {std::pair{true, false}, {false, true}, {true, true}}) {
+    Router router;
+    RouteSpec spec;
+    spec.method = "GET";
+    spec.pattern = "/ok";
+    ASSERT_TRUE(router
+                    .Add({spec,
+                          [](Request&) -> Result<Response> {
+                            return Response::Json(200, boost::json::object{});
+                          }})
+                    .ok());
+    Dispatcher dispatcher(std::move(router), {std::make_shared<ThrowingMiddleware>(before, after)});
+    auto raw = MakeRequest(boost::beast::http::verb::get, "/ok");
+    Request request;
+    Response response = dispatcher.Handle(raw, request);
+    EXPECT_EQ(response.status, 500) << before << after;
+    EXPECT_EQ(BodyOf(response).at("code"), "INTERNAL_ERROR");
+    EXPECT_EQ(response.body.find("secret"), std::string::npos);
+  }
+}
+
+TEST(DispatcherTest, TwoAuthorizationHeadersAreRefused) {
+  auto dispatcher = MakeDispatcher();
+  auto raw = MakeRequest(boost::beast::http::verb::get, "/fails");
+  raw.insert(boost::beast::http::field::authorization, "Bearer a");
+  raw.insert(boost::beast::http::field::authorization, "Bearer b");
+  Request request;
+  Response response = dispatcher.Handle(raw, request);
+  EXPECT_EQ(response.status, 400);
+  EXPECT_NE(response.body.find("Authorization"), std::string::npos);
+}
+
 TEST(DispatcherTest, RequestIdIsKeptWhenSafeAndReplacedOtherwise) {
   EXPECT_EQ(MakeRequestId("abc-123"), "abc-123");
   EXPECT_EQ(MakeRequestId("bad id\n").size(), 32u);
