@@ -335,7 +335,11 @@ struct Server::Impl {
       const bool again = co_await WriteResponse(connection, std::move(response), request, version,
                                                 keep_alive, workers);
       connection.busy = false;
-      if (!again) co_return;
+      if (!again) {
+        // The client may still be sending the body we did not read: let it read the answer.
+        if (!reusable) co_await Drain(connection);
+        co_return;
+      }
     }
   }
 
@@ -425,18 +429,23 @@ struct Server::Impl {
   }
 
   asio::awaitable<void> AnswerAndClose(Connection& connection, const Error& error) {
-    tcp::socket& socket = connection.socket;
     Request request;
     request.request_id = MakeRequestId({});
     Response response = Answer(error, request);
     co_await WriteResponse(connection, std::move(response), request, 11, false, workers);
+    co_await Drain(connection);
+  }
+
+  // Half-closes and reads what the client still sends for a moment: closing with unread bytes
+  // would reset the connection, and a reset can destroy the answer before the client reads it.
+  asio::awaitable<void> Drain(Connection& connection) {
     beast::error_code ignored;
-    socket.shutdown(tcp::socket::shutdown_send, ignored);
+    connection.socket.shutdown(tcp::socket::shutdown_send, ignored);
     std::vector<char> sink(64 * 1024);
     std::size_t drained = 0;
     connection.ExpiresAfter(kDrainTimeout);
     while (drained < kDrainBytes) {
-      auto [read_ec, n] = co_await socket.async_read_some(asio::buffer(sink), kUseTuple);
+      auto [read_ec, n] = co_await connection.socket.async_read_some(asio::buffer(sink), kUseTuple);
       if (read_ec) break;
       drained += n;
     }

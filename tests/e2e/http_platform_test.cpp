@@ -428,6 +428,14 @@ TEST(HttpPlatform, UploadLimitsAreCheckedBeforeAndWhileTheBodyStreams) {
                              "Content-Length: 100000\r\n\r\n"));
   ASSERT_EQ(forbidden.size(), 1u);
   ExpectEnvelope(forbidden[0], 403, "FORBIDDEN");
+  // Also while the client is still sending the body nobody will read.
+  auto refused_midway =
+      ParseResponses(SendRaw(app.port(),
+                             "PUT /test/upload HTTP/1.1\r\nHost: x\r\nX-Refuse: yes\r\n"
+                             "Content-Length: 2000000\r\n\r\n" +
+                                 std::string(2'000'000, 'z')));
+  ASSERT_EQ(refused_midway.size(), 1u);
+  ExpectEnvelope(refused_midway[0], 403, "FORBIDDEN");
   EXPECT_EQ(probes.uploads.finished.load(), 0);
 }
 
