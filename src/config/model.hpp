@@ -162,6 +162,9 @@ struct AuthConfig {
   int min_password_length = 8;
   int max_password_length = 128;
   bool two_factor = false;
+
+  // Whether `strategies` holds a strategy of this type (`emailAndPassword`, `oauth`, …).
+  bool HasStrategy(std::string_view type) const;
 };
 
 struct AppConfig {
