@@ -1,5 +1,5 @@
 // A route is data: method, pattern, schemas, summary. The router validates requests against the
-// schemas and the OpenAPI generator reads the same table.
+// schemas; an OpenAPI generator that reads the same table is planned (none exists yet).
 #pragma once
 
 #include <functional>
