@@ -175,7 +175,8 @@ struct AppConfig {
   std::vector<Bucket> buckets;  // always contains the private bucket `default` (D40)
   std::optional<AuthConfig> auth;
   bool analytics = false;
-  // The whole validated document ($refs resolved), kept for schema export.
+  // The whole validated document ($refs resolved): what app/not_served.cpp inspects, and what
+  // the planned schema export will return.
   boost::json::value document;
 
   // By id, name (case-insensitive) or slug (D7).
