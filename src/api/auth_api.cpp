@@ -17,6 +17,10 @@ using http::Execution;
 using http::Request;
 using http::Response;
 
+constexpr std::string_view kPasswordStrategy = "emailAndPassword";
+constexpr std::string_view kSignUpPath = "sign-up/email";
+constexpr std::string_view kSignInPath = "sign-in/email";
+
 constexpr const char* kSignUpBody = R"({"type":"object","required":["name","email","password"],
   "properties":{"name":{"type":"string"},"email":{"type":"string"},"password":{"type":"string"},
   "image":{"type":["string","null"]},"callbackURL":{"type":"string"},"rememberMe":{"type":"boolean"}}})";
@@ -60,14 +64,9 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
       : auth_(auth), cookies_(cookies) {}
 
   Status Register(http::Router& router) {
-    CAIRN_TRY(Add(router,
-                  Spec("POST", "sign-up/email", "Create an account with email and password",
-                       SessionUse::kNone, kSignUpBody, Execution::kWorker),
-                  &AuthRoutes::SignUp));
-    CAIRN_TRY(Add(router,
-                  Spec("POST", "sign-in/email", "Sign in with email and password",
-                       SessionUse::kNone, kSignInBody, Execution::kWorker),
-                  &AuthRoutes::SignIn));
+    // Without the password strategy no one signs in, signs up or resets with a password: those
+    // routes do not exist (404), so a config that offers only other strategies serves none.
+    if (auth_.options().config.HasStrategy(kPasswordStrategy)) CAIRN_TRY(AddPasswordRoutes(router));
     CAIRN_TRY(Add(router,
                   Spec("POST", "sign-out", "End the current session", SessionUse::kOptional),
                   &AuthRoutes::SignOut));
@@ -95,10 +94,6 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
                        SessionUse::kRequired, kUpdateUserBody),
                   &AuthRoutes::UpdateUser));
     CAIRN_TRY(Add(router,
-                  Spec("POST", "change-password", "Change the caller's password",
-                       SessionUse::kRequired, kChangePasswordBody, Execution::kWorker),
-                  &AuthRoutes::ChangePassword));
-    CAIRN_TRY(Add(router,
                   Spec("POST", "change-email", "Change the caller's email address",
                        SessionUse::kRequired, kChangeEmailBody, Execution::kWorker),
                   &AuthRoutes::ChangeEmail));
@@ -106,19 +101,6 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
                   Spec("POST", "delete-user", "Delete the caller's account", SessionUse::kRequired,
                        kDeleteUserBody, Execution::kWorker),
                   &AuthRoutes::DeleteUser));
-    CAIRN_TRY(Add(router,
-                  Spec("POST", "request-password-reset", "Mail a password reset link",
-                       SessionUse::kNone, kResetRequestBody, Execution::kWorker),
-                  &AuthRoutes::RequestPasswordReset));
-    CAIRN_TRY(
-        Add(router,
-            Spec("GET", "reset-password/{token}",
-                 "Follow a reset link: redirect to the app with the token", SessionUse::kNone),
-            &AuthRoutes::ResetPasswordCallback));
-    CAIRN_TRY(Add(router,
-                  Spec("POST", "reset-password", "Set a new password with a reset token",
-                       SessionUse::kNone, kResetPasswordBody, Execution::kWorker),
-                  &AuthRoutes::ResetPassword));
     CAIRN_TRY(Add(router,
                   Spec("POST", "send-verification-email", "Mail a verification link",
                        SessionUse::kNone, kVerificationBody, Execution::kWorker),
@@ -130,6 +112,35 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
   }
 
  private:
+  // The emailAndPassword strategy's routes.
+  Status AddPasswordRoutes(http::Router& router) {
+    CAIRN_TRY(Add(router,
+                  Spec("POST", kSignUpPath, "Create an account with email and password",
+                       SessionUse::kNone, kSignUpBody, Execution::kWorker),
+                  &AuthRoutes::SignUp));
+    CAIRN_TRY(Add(router,
+                  Spec("POST", kSignInPath, "Sign in with email and password", SessionUse::kNone,
+                       kSignInBody, Execution::kWorker),
+                  &AuthRoutes::SignIn));
+    CAIRN_TRY(Add(router,
+                  Spec("POST", "change-password", "Change the caller's password",
+                       SessionUse::kRequired, kChangePasswordBody, Execution::kWorker),
+                  &AuthRoutes::ChangePassword));
+    CAIRN_TRY(Add(router,
+                  Spec("POST", "request-password-reset", "Mail a password reset link",
+                       SessionUse::kNone, kResetRequestBody, Execution::kWorker),
+                  &AuthRoutes::RequestPasswordReset));
+    CAIRN_TRY(
+        Add(router,
+            Spec("GET", "reset-password/{token}",
+                 "Follow a reset link: redirect to the app with the token", SessionUse::kNone),
+            &AuthRoutes::ResetPasswordCallback));
+    return Add(router,
+               Spec("POST", "reset-password", "Set a new password with a reset token",
+                    SessionUse::kNone, kResetPasswordBody, Execution::kWorker),
+               &AuthRoutes::ResetPassword);
+  }
+
   using Method = Result<Response> (AuthRoutes::*)(Request&);
   Status Add(http::Router& router, http::RouteSpec spec, Method method) {
     // Each closure shares ownership, so the handlers live as long as the router.
@@ -358,6 +369,12 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
 
 Status AddAuthRoutes(http::Router& router, auth::AuthService& auth, const SessionCookies& cookies) {
   return std::make_shared<AuthRoutes>(auth, cookies)->Register(router);
+}
+
+std::vector<std::string> PasswordSignInPaths(const config::AuthConfig& config) {
+  if (!config.HasStrategy(kPasswordStrategy)) return {};
+  return {std::string(kPrefix) + std::string(kSignInPath),
+          std::string(kPrefix) + std::string(kSignUpPath)};
 }
 
 }  // namespace cairn::api

@@ -3,6 +3,9 @@
 // admin plugin's routes; auth_route_support.hpp their shared helpers.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "api/session_layer.hpp"
 #include "auth/auth_service.hpp"
 #include "common/result.hpp"
@@ -13,5 +16,9 @@ namespace cairn::api {
 Status AddAuthRoutes(http::Router& router, auth::AuthService& auth, const SessionCookies& cookies);
 Status AddAuthAdminRoutes(http::Router& router, auth::AuthService& auth,
                           const SessionCookies& cookies);
+
+// The full paths of the routes that sign a browser in with a password (for the CSRF origin
+// check); none without the emailAndPassword strategy, since those routes do not exist then.
+std::vector<std::string> PasswordSignInPaths(const config::AuthConfig& config);
 
 }  // namespace cairn::api

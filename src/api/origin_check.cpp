@@ -7,10 +7,6 @@
 namespace cairn::api {
 namespace {
 
-bool IsSignInOrUp(std::string_view path) {
-  return path == "/api/auth/sign-in/email" || path == "/api/auth/sign-up/email";
-}
-
 std::optional<http::Response> Refuse(std::string_view reason, std::string_view message) {
   return http::Response::FromError(auth::AuthError(ErrorCode::kForbidden, reason, message));
 }
@@ -42,6 +38,10 @@ bool OriginCheck::IsTrusted(std::string_view origin) const {
   return std::find(trusted_.begin(), trusted_.end(), normalized) != trusted_.end();
 }
 
+bool OriginCheck::IsSignIn(std::string_view path) const {
+  return std::find(sign_in_paths_.begin(), sign_in_paths_.end(), path) != sign_in_paths_.end();
+}
+
 std::optional<http::Response> OriginCheck::Before(http::Request& request, const http::RouteSpec&) {
   const std::string_view method = request.method;
   if (method == "GET" || method == "HEAD" || method == "OPTIONS") return std::nullopt;
@@ -49,7 +49,7 @@ std::optional<http::Response> OriginCheck::Before(http::Request& request, const 
   std::string_view origin = request.Header("Origin");
   if (origin.empty()) origin = request.Header("Referer");
   bool must_check = has_cookie;
-  if (!must_check && IsSignInOrUp(request.path)) {
+  if (!must_check && IsSignIn(request.path)) {
     const std::string_view site = request.Header("Sec-Fetch-Site");
     const std::string_view mode = request.Header("Sec-Fetch-Mode");
     const std::string_view dest = request.Header("Sec-Fetch-Dest");

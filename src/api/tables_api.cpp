@@ -15,7 +15,7 @@ using http::Response;
 
 constexpr std::string_view kNotFound = "Table not found";
 
-// --- response schemas (documentation: the OpenAPI document reads them) ------------------------
+// --- response schemas (for the planned OpenAPI generator; nothing reads them today) ---------
 
 constexpr const char* kRuleSchema = R"({"oneOf": [
   {"type": "string", "enum": ["all", "authenticated"]},

@@ -126,7 +126,8 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
     CAIRN_TRY(EnsureFirstAdmin(bound, *parts->auth.service));
     std::vector<std::string> origins{api::OriginOf(bound.base_url)};
     for (const auto& origin : bound.trusted_origins) origins.push_back(api::OriginOf(origin));
-    middleware.push_back(std::make_shared<api::OriginCheck>(std::move(origins)));
+    middleware.push_back(std::make_shared<api::OriginCheck>(
+        std::move(origins), api::PasswordSignInPaths(*parts->options.config.auth)));
     middleware.push_back(
         std::make_shared<api::SessionLayer>(*parts->auth.service, *parts->auth.cookies));
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "app/admin_commands.hpp"
+#include "app/not_served.hpp"
 #include "app/serve.hpp"
 #include "app/settings.hpp"
 #include "common/json.hpp"
@@ -88,6 +89,10 @@ int Validate(const std::string& path) {
   if (!outcome.config) {
     PrintIssues(outcome.issues);
     return kExitInvalid;
+  }
+  // Settings are not read here: the environment of a deployment is not this shell's.
+  for (const NotServedLine& line : NotServedReport(outcome, nullptr)) {
+    if (line.kind == NoticeKind::kNotServed) std::cerr << line.text << "\n";
   }
   std::cout << "valid: " << outcome.config->name << "\n";
   return kExitOk;

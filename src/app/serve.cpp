@@ -5,9 +5,24 @@
 
 #include <pthread.h>
 
+#include "app/not_served.hpp"
 #include "common/log.hpp"
 
 namespace cairn::app {
+namespace {
+
+// One line per config key or setting this build accepts but does not act on (not_served.hpp).
+void WarnNotServed(const config::LoadOutcome& outcome, const EnvLookup& env) {
+  for (const NotServedLine& line : NotServedReport(outcome, &env)) {
+    if (line.kind == NoticeKind::kNotServed) {
+      log::Warn(line.text);
+    } else {
+      log::Info(line.text);
+    }
+  }
+}
+
+}  // namespace
 
 void PrintIssues(const std::vector<config::ConfigIssue>& issues) {
   for (const auto& issue : issues) std::cerr << config::FormatIssue(issue) << "\n";
@@ -16,7 +31,8 @@ void PrintIssues(const std::vector<config::ConfigIssue>& issues) {
 
 int Serve(const std::string& config_path, const Flags& flags,
           std::function<Status(http::Router&, db::Database&)> extra_routes) {
-  auto settings = LoadSettings(flags, ProcessEnvironment());
+  const EnvLookup env = ProcessEnvironment();
+  auto settings = LoadSettings(flags, env);
   if (!settings.ok()) {
     std::cerr << settings.error().message << "\n";
     return kExitInvalid;
@@ -26,6 +42,8 @@ int Serve(const std::string& config_path, const Flags& flags,
     PrintIssues(outcome.issues);
     return kExitInvalid;
   }
+  log::SetLevel(settings->log_level);
+  WarnNotServed(outcome, env);
   // Signals are taken by this thread alone (sigwait); every thread started below inherits the
   // mask, so none of them is interrupted by SIGINT or SIGTERM.
   sigset_t signals;

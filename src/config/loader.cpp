@@ -73,6 +73,7 @@ LoadOutcome Validate(ReadResult read) {
   }
   SortByPosition(outcome.issues);
   if (outcome.issues.empty()) outcome.config = BuildAppConfig(read.document);
+  outcome.locations = std::move(read.locations);
   return outcome;
 }
 

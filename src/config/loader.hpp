@@ -12,6 +12,7 @@
 #include <boost/json/value.hpp>
 
 #include "config/config_issue.hpp"
+#include "config/location_map.hpp"
 #include "config/model.hpp"
 
 namespace cairn::config {
@@ -19,6 +20,8 @@ namespace cairn::config {
 struct LoadOutcome {
   std::optional<AppConfig> config;  // set only when `issues` is empty
   std::vector<ConfigIssue> issues;
+  // Where each key path was written, for notes about valid keys (app/not_served.hpp).
+  LocationMap locations;
 
   bool ok() const { return config.has_value(); }
 };

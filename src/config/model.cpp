@@ -124,6 +124,11 @@ const Table* AppConfig::FindTable(std::string_view id_name_or_slug) const {
   return nullptr;
 }
 
+bool AuthConfig::HasStrategy(std::string_view type) const {
+  return std::any_of(strategies.begin(), strategies.end(),
+                     [type](const AuthStrategy& strategy) { return strategy.type == type; });
+}
+
 const Bucket* AppConfig::FindBucket(std::string_view bucket_name) const {
   for (const Bucket& bucket : buckets) {
     if (bucket.name == bucket_name) return &bucket;

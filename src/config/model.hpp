@@ -162,6 +162,9 @@ struct AuthConfig {
   int min_password_length = 8;
   int max_password_length = 128;
   bool two_factor = false;
+
+  // Whether `strategies` holds a strategy of this type (`emailAndPassword`, `oauth`, …).
+  bool HasStrategy(std::string_view type) const;
 };
 
 struct AppConfig {
@@ -172,7 +175,8 @@ struct AppConfig {
   std::vector<Bucket> buckets;  // always contains the private bucket `default` (D40)
   std::optional<AuthConfig> auth;
   bool analytics = false;
-  // The whole validated document ($refs resolved), kept for schema export.
+  // The whole validated document ($refs resolved): what app/not_served.cpp inspects, and what
+  // the planned schema export will return.
   boost::json::value document;
 
   // By id, name (case-insensitive) or slug (D7).

@@ -35,7 +35,7 @@ class Router {
   Status Add(Route route);
   // `segments` are the percent-decoded path segments.
   RouteMatch Match(std::string_view method, const std::vector<std::string>& segments) const;
-  // Every route in registration order (for OpenAPI).
+  // Every route in registration order (for the planned OpenAPI generator; unused today).
   std::vector<const Route*> Routes() const;
 
  private:

@@ -1,8 +1,8 @@
 // One codec per field type (D31): how a JSON value in a write body becomes the value bound to
-// its column, how the column is written back as JSON, and the value's JSON Schema (which the
-// OpenAPI document will reuse). The column itself is schema::ColumnTypeOf(field), so storage and
-// migration never disagree. Each type lives in its own file under records/fields/ and is listed
-// once in the registry (fields/registry.cpp).
+// its column, how the column is written back as JSON, and the value's JSON Schema (for a planned
+// OpenAPI generator; the server does not read it yet). The column itself is
+// schema::ColumnTypeOf(field), so storage and migration never disagree. Each type lives in its
+// own file under records/fields/ and is listed once in the registry (fields/registry.cpp).
 #pragma once
 
 #include <string>

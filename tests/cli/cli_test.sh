@@ -46,6 +46,34 @@ check "validate reports every error with key path and line" 1 \
 check "validate names the field property" 1 'bad.yaml:9: tables\[0\]\.fields\[1\]\.options' \
   -- "$cairn" validate "$work/bad.yaml"
 
+# Keys this build accepts but does not serve are warnings (app/not_served.cpp), not errors.
+cat >"$work/inert.yaml" <<'YAML'
+name: inert
+buckets:
+  - name: files
+tables:
+  - name: docs
+    fields:
+      - name: scan
+        type: attachment
+        bucket: files
+auth:
+  strategies:
+    - type: oauth
+      providers: [google]
+YAML
+check "validate passes a config with keys not served" 0 '^valid: inert' -- \
+  "$cairn" validate "$work/inert.yaml"
+check "validate warns about buckets with its line" 0 \
+  'inert.yaml:2: buckets: accepted, not served by this build: file storage' -- \
+  "$cairn" validate "$work/inert.yaml"
+check "validate warns about an attachment's bucket with its key path" 0 \
+  'inert.yaml:9: tables\[0\]\.fields\[0\]\.bucket: accepted, not served by this build' -- \
+  "$cairn" validate "$work/inert.yaml"
+check "validate warns about a strategy not served" 0 \
+  'inert.yaml:12: auth\.strategies\[0\]: accepted, not served by this build: the oauth strategy' -- \
+  "$cairn" validate "$work/inert.yaml"
+
 "$cairn" schema >"$work/schema.json" 2>&1
 check "schema is JSON Schema 2020-12" 0 'json-schema.org/draft/2020-12' -- cat "$work/schema.json"
 check "schema parses as JSON" 0 'ok' -- python3 -c "import json,sys; json.load(open(sys.argv[1])); print('ok')" "$work/schema.json"
@@ -65,7 +93,8 @@ check "admin create needs a password" 2 'needs --password' -- \
   env -u AUTH_ADMIN_PASSWORD "$cairn" admin create other@example.com --data-dir "$work/serve"
 
 # serve answers health and signs the admin in, then exits 0 on SIGTERM.
-"$cairn" serve "$root/examples/app.yaml" --port 0 --data-dir "$work/serve" >"$work/serve.log" 2>&1 &
+STORAGE_PUBLIC_PATHS=public/ "$cairn" serve "$root/examples/app.yaml" --port 0 --data-dir "$work/serve" \
+  >"$work/serve.log" 2>&1 &
 pid=$!
 port=""
 for _ in $(seq 1 100); do
@@ -77,6 +106,10 @@ if [ -z "$port" ]; then
   echo "FAIL: serve did not start"; cat "$work/serve.log"; failures=$((failures + 1))
 else
   check "serve answers /api/health" 0 '"status":"ok"' -- curl -sS "http://127.0.0.1:$port/api/health"
+  check "serve warns about a setting not served" 0 \
+    ' WARN STORAGE_PUBLIC_PATHS: accepted, not served by this build' -- cat "$work/serve.log"
+  check "serve warns about a config key not served, with its line" 0 \
+    ' WARN .*app.yaml:[0-9]+: buckets: accepted, not served by this build' -- cat "$work/serve.log"
   check "the admin made by admin create signs in as admin" 0 '"role":"admin"' -- \
     curl -sS -H 'Content-Type: application/json' \
     -d '{"email":"boss@example.com","password":"correct horse 1"}' \

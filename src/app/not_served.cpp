@@ -1,0 +1,260 @@
+#include "app/not_served.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+
+namespace cairn::app {
+namespace {
+
+using boost::json::array;
+using boost::json::object;
+using boost::json::value;
+
+// The member `key` of `parent` when `parent` is an object and the member has the asked kind.
+// (They take a value, never an object: an object would convert to a temporary value.)
+const object* ObjectAt(const value& parent, std::string_view key) {
+  const object* o = parent.if_object();
+  const value* child = o != nullptr ? o->if_contains(key) : nullptr;
+  return child != nullptr ? child->if_object() : nullptr;
+}
+
+const array* ArrayAt(const value& parent, std::string_view key) {
+  const object* o = parent.if_object();
+  const value* child = o != nullptr ? o->if_contains(key) : nullptr;
+  return child != nullptr ? child->if_array() : nullptr;
+}
+
+const object* ObjectAt(const object&, std::string_view) = delete;
+const array* ArrayAt(const object&, std::string_view) = delete;
+
+const value* AuthAt(const NotServedProbe& probe, std::string_view key) {
+  const object* auth = ObjectAt(probe.document, "auth");
+  return auth != nullptr ? auth->if_contains(key) : nullptr;
+}
+
+const array* AuthArray(const NotServedProbe& probe, std::string_view key) {
+  const value* member = AuthAt(probe, key);
+  return member != nullptr ? member->if_array() : nullptr;
+}
+
+std::string Indexed(std::string_view path, std::size_t index) {
+  return std::string(path) + "[" + std::to_string(index) + "]";
+}
+
+// A root key that is present.
+template <const std::string_view& kKey>
+void RootKey(const NotServedProbe& probe, std::vector<std::string>& where) {
+  if (const object* root = probe.document.if_object(); root && root->contains(kKey)) {
+    where.emplace_back(kKey);
+  }
+}
+
+// `key` of any field of any table (only attachment fields accept the keys asked for).
+template <const std::string_view& kKey>
+void FieldKey(const NotServedProbe& probe, std::vector<std::string>& where) {
+  const array* tables = ArrayAt(probe.document, "tables");
+  for (std::size_t t = 0; tables != nullptr && t < tables->size(); ++t) {
+    const array* fields = ArrayAt((*tables)[t], "fields");
+    for (std::size_t f = 0; fields != nullptr && f < fields->size(); ++f) {
+      const object* field = (*fields)[f].if_object();
+      if (field != nullptr && field->contains(kKey)) {
+        where.push_back(Indexed(Indexed("tables", t) + ".fields", f) + "." + std::string(kKey));
+      }
+    }
+  }
+}
+
+// auth.strategies[i] of the given type.
+template <const std::string_view& kType>
+void Strategy(const NotServedProbe& probe, std::vector<std::string>& where) {
+  const array* strategies = AuthArray(probe, "strategies");
+  for (std::size_t i = 0; strategies != nullptr && i < strategies->size(); ++i) {
+    const object* strategy = (*strategies)[i].if_object();
+    const value* type = strategy != nullptr ? strategy->if_contains("type") : nullptr;
+    if (type != nullptr && type->is_string() && type->get_string() == kType) {
+      where.push_back(Indexed("auth.strategies", i));
+    }
+  }
+}
+
+void Buckets(const NotServedProbe& probe, std::vector<std::string>& where) {
+  if (const array* buckets = ArrayAt(probe.document, "buckets"); buckets && !buckets->empty()) {
+    where.emplace_back("buckets");
+  }
+}
+
+void RoleStoragePermissions(const NotServedProbe& probe, std::vector<std::string>& where) {
+  const array* roles = AuthArray(probe, "roles");
+  for (std::size_t i = 0; roles != nullptr && i < roles->size(); ++i) {
+    const object* permissions = ObjectAt((*roles)[i], "permissions");
+    if (permissions != nullptr && permissions->contains("storage")) {
+      where.push_back(Indexed("auth.roles", i) + ".permissions.storage");
+    }
+  }
+}
+
+// `false` (the default) is what this build does; only `true` asks for more.
+void TwoFactor(const NotServedProbe& probe, std::vector<std::string>& where) {
+  const value* on = AuthAt(probe, "twoFactor");
+  if (on != nullptr && on->is_bool() && on->get_bool()) where.emplace_back("auth.twoFactor");
+}
+
+// Truthy as docs/config.md says: true, or an object without `enabled: false`.
+void Analytics(const NotServedProbe& probe, std::vector<std::string>& where) {
+  const object* root = probe.document.if_object();
+  const value* analytics = root != nullptr ? root->if_contains("analytics") : nullptr;
+  if (analytics == nullptr) return;
+  bool on = analytics->is_bool() && analytics->get_bool();
+  if (const object* o = analytics->if_object()) {
+    const value* enabled = o->if_contains("enabled");
+    on = enabled == nullptr || !enabled->is_bool() || enabled->get_bool();
+  }
+  if (on) where.emplace_back("analytics");
+}
+
+bool IsSet(const NotServedProbe& probe, const std::string& name) {
+  if (probe.env == nullptr) return false;
+  const auto value = (*probe.env)(name.c_str());
+  return value.has_value() && !value->empty();
+}
+
+// <NAME>_CLIENT_ID / <NAME>_CLIENT_SECRET of each configured OAuth provider (D18: upper-cased,
+// `-` → `_`), when set.
+void OAuthCredentials(const NotServedProbe& probe, std::vector<std::string>& where) {
+  const array* strategies = AuthArray(probe, "strategies");
+  for (std::size_t i = 0; strategies != nullptr && i < strategies->size(); ++i) {
+    const array* providers = ArrayAt((*strategies)[i], "providers");
+    for (std::size_t p = 0; providers != nullptr && p < providers->size(); ++p) {
+      if (!(*providers)[p].is_string()) continue;
+      std::string prefix((*providers)[p].get_string());
+      for (char& c : prefix) {
+        c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      }
+      for (const char* suffix : {"_CLIENT_ID", "_CLIENT_SECRET"}) {
+        if (IsSet(probe, prefix + suffix)) where.push_back(prefix + suffix);
+      }
+    }
+  }
+}
+
+constexpr std::string_view kFieldBucket = "bucket";
+constexpr std::string_view kAllowedFileTypes = "allowedFileTypes";
+constexpr std::string_view kMaxFileSize = "maxFileSize";
+constexpr std::string_view kMagicLink = "magicLink";
+constexpr std::string_view kEmailOtp = "emailOtp";
+constexpr std::string_view kOAuth = "oauth";
+constexpr std::string_view kTheme = "theme";
+constexpr std::string_view kLanguages = "languages";
+constexpr std::string_view kComponents = "components";
+constexpr std::string_view kPages = "pages";
+
+constexpr NoticeKind kWarn = NoticeKind::kNotServed;
+constexpr NoticeKind kInfo = NoticeKind::kNoBackendEffect;
+constexpr std::string_view kD6 = "by design (D6); kept for the planned schema export";
+constexpr std::string_view kStorage = "file storage (buckets, signed URLs, uploads, transforms)";
+
+// Each later issue that serves one of these removes its row (and its line in docs/config.md or
+// docs/settings.md, and in tests/unit/app/not_served_test.cpp).
+constexpr NotServedEntry kTable[] = {
+    {"buckets", kWarn, false, kStorage, Buckets},
+    {"tables[].fields[].bucket", kWarn, false,
+     "file storage: an attachment's path is stored as written, no bucket is looked up",
+     FieldKey<kFieldBucket>},
+    {"tables[].fields[].allowedFileTypes", kWarn, false,
+     "file storage: attachment files are not checked against it", FieldKey<kAllowedFileTypes>},
+    {"tables[].fields[].maxFileSize", kWarn, false,
+     "file storage: attachment files are not checked against it", FieldKey<kMaxFileSize>},
+    {"auth.roles[].permissions.storage", kWarn, false, "file storage: there is nothing to sign",
+     RoleStoragePermissions},
+    {"auth.strategies[] magicLink", kWarn, false,
+     "the magicLink strategy: its sign-in routes do not exist", Strategy<kMagicLink>},
+    {"auth.strategies[] emailOtp", kWarn, false,
+     "the emailOtp strategy: its sign-in routes do not exist", Strategy<kEmailOtp>},
+    {"auth.strategies[] oauth", kWarn, false,
+     "the oauth strategy: sign-in/social and callback/{provider} do not exist", Strategy<kOAuth>},
+    {"auth.twoFactor", kWarn, false, "two-factor authentication: its routes do not exist",
+     TwoFactor},
+    {"analytics", kWarn, false, "analytics: the collect and report routes do not exist", Analytics},
+    {"<PROVIDER>_CLIENT_ID, <PROVIDER>_CLIENT_SECRET", kWarn, true,
+     "OAuth sign-in is not served, so its credentials are not read", OAuthCredentials},
+    {"STORAGE_DEFAULT_ACCESS", kWarn, true, kStorage, nullptr},
+    {"STORAGE_PUBLIC_PATHS", kWarn, true, kStorage, nullptr},
+    {"STORAGE_TRANSFORM_PRESETS", kWarn, true, kStorage, nullptr},
+    {"STORAGE_TRANSFORM_CACHE_DIR", kWarn, true, kStorage, nullptr},
+    {"STORAGE_TRANSFORM_CACHE_MAX_SIZE", kWarn, true, kStorage, nullptr},
+    {"ECO_IMAGE_FORMAT", kWarn, true, kStorage, nullptr},
+    {"ECO_RETENTION_PURGE_DAYS", kWarn, true,
+     "the retention purge job: soft-deleted records stay in the trash", nullptr},
+    {"SCHEMA_EDIT_API_ENABLED", kWarn, true,
+     "live schema editing: the /api/admin/schema routes do not exist", nullptr},
+    {"theme", kInfo, false, kD6, RootKey<kTheme>},
+    {"languages", kInfo, false, kD6, RootKey<kLanguages>},
+    {"components", kInfo, false, kD6, RootKey<kComponents>},
+    {"pages", kInfo, false, kD6, RootKey<kPages>},
+};
+
+}  // namespace
+
+std::span<const NotServedEntry> NotServedTable() {
+  return kTable;
+}
+
+std::vector<NotServedFinding> FindNotServed(const boost::json::value& document,
+                                            const EnvLookup* env) {
+  const NotServedProbe probe{document, env};
+  std::vector<NotServedFinding> found;
+  for (const NotServedEntry& entry : kTable) {
+    std::vector<std::string> where;
+    if (entry.detect != nullptr) {
+      entry.detect(probe, where);
+    } else if (IsSet(probe, std::string(entry.name))) {
+      where.emplace_back(entry.name);
+    }
+    for (std::string& subject : where) found.push_back({std::move(subject), &entry});
+  }
+  return found;
+}
+
+std::string FormatNotServed(const NotServedFinding& finding, const config::LocationMap& locations) {
+  config::ConfigIssue line{finding.subject, {}, {}, 0};
+  if (!finding.entry->is_setting) {
+    config::SourceLocation where = locations.Find(finding.subject);
+    line.file = std::move(where.file);
+    line.line = where.line;
+  }
+  line.message = finding.entry->kind == NoticeKind::kNotServed
+                     ? "accepted, not served by this build: "
+                     : "kept, drives no backend behaviour: ";
+  line.message += finding.entry->why;
+  return config::FormatIssue(line);
+}
+
+std::vector<NotServedLine> NotServedReport(const config::LoadOutcome& outcome,
+                                           const EnvLookup* env) {
+  struct Placed {
+    NotServedLine line;
+    std::size_t file = 0;  // files in order of first appearance; settings after every file
+    int line_number = 0;
+  };
+  std::vector<std::string> files;
+  std::vector<Placed> placed;
+  for (const NotServedFinding& finding : FindNotServed(outcome.config->document, env)) {
+    Placed item{{finding.entry->kind, FormatNotServed(finding, outcome.locations)}, SIZE_MAX, 0};
+    if (!finding.entry->is_setting) {
+      const config::SourceLocation where = outcome.locations.Find(finding.subject);
+      item.file = std::find(files.begin(), files.end(), where.file) - files.begin();
+      if (item.file == files.size()) files.push_back(where.file);
+      item.line_number = where.line;
+    }
+    placed.push_back(std::move(item));
+  }
+  std::stable_sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) {
+    return std::pair(a.file, a.line_number) < std::pair(b.file, b.line_number);
+  });
+  std::vector<NotServedLine> lines;
+  for (Placed& item : placed) lines.push_back(std::move(item.line));
+  return lines;
+}
+
+}  // namespace cairn::app

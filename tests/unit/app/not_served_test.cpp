@@ -1,0 +1,200 @@
+// Nothing inert: every config key and setting this build accepts without acting on it is named,
+// with where it was written. The expected lists below are written out by hand: a key or setting
+// that loses its warning without becoming real fails here.
+#include "app/not_served.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "config/loader.hpp"
+
+namespace cairn::app {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+EnvLookup FakeEnv(std::map<std::string, std::string> values) {
+  return [values = std::move(values)](const char* name) -> std::optional<std::string> {
+    auto it = values.find(name);
+    if (it == values.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+config::LoadOutcome Load(const std::string& yaml) {
+  auto outcome = config::LoadConfigText(yaml, /*yaml=*/true, std::filesystem::temp_directory_path(),
+                                        "app.yaml");
+  EXPECT_TRUE(outcome.ok()) << (outcome.issues.empty() ? "" : FormatIssue(outcome.issues[0]));
+  return outcome;
+}
+
+// Every inert config key, each set once (the strategies once each).
+constexpr const char* kEveryInertKey = R"(name: inert
+tables:
+  - name: docs
+    fields:
+      - name: title
+        type: single-line-text
+      - name: scan
+        type: attachment
+        bucket: files
+        allowedFileTypes: [application/pdf]
+        maxFileSize: 1000
+      - name: pages
+        type: multiple-attachments
+        maxFiles: 3
+buckets:
+  - name: files
+auth:
+  strategies:
+    - type: emailAndPassword
+    - type: magicLink
+    - type: emailOtp
+    - type: oauth
+      providers: [google, my-idp]
+  twoFactor: true
+  roles:
+    - name: editor
+      permissions:
+        storage: { sign: true }
+analytics: { retentionDays: 30 }
+theme: { primary: blue }
+languages: { default: en }
+components: []
+pages: []
+)";
+
+const std::map<std::string, std::string> kEveryInertSetting = {
+    {"STORAGE_DEFAULT_ACCESS", "public"},
+    {"STORAGE_PUBLIC_PATHS", "public/"},
+    {"STORAGE_TRANSFORM_PRESETS", R"({"thumb":{"width":100}})"},
+    {"STORAGE_TRANSFORM_CACHE_DIR", "/tmp/cache"},
+    {"STORAGE_TRANSFORM_CACHE_MAX_SIZE", "100"},
+    {"ECO_IMAGE_FORMAT", "webp"},
+    {"ECO_RETENTION_PURGE_DAYS", "30"},
+    {"SCHEMA_EDIT_API_ENABLED", "true"},
+    {"GOOGLE_CLIENT_ID", "id"},
+    {"GOOGLE_CLIENT_SECRET", "secret"},
+    {"MY_IDP_CLIENT_ID", "id"},
+    // Served settings: no notice.
+    {"PORT", "8080"},
+    {"SMTP_HOST", "mail.example.com"},
+    {"RATE_LIMIT_DISABLED", "true"},
+};
+
+std::vector<std::string> Subjects(const std::vector<NotServedFinding>& findings, NoticeKind kind) {
+  std::vector<std::string> out;
+  for (const auto& finding : findings) {
+    if (finding.entry->kind == kind) out.push_back(finding.subject);
+  }
+  return out;
+}
+
+TEST(NotServed, EveryInertKeyAndSettingIsNamed) {
+  const auto outcome = Load(kEveryInertKey);
+  ASSERT_TRUE(outcome.ok());
+  const EnvLookup env = FakeEnv(kEveryInertSetting);
+  const auto findings = FindNotServed(outcome.config->document, &env);
+  EXPECT_THAT(
+      Subjects(findings, NoticeKind::kNotServed),
+      ElementsAre("buckets", "tables[0].fields[1].bucket", "tables[0].fields[1].allowedFileTypes",
+                  "tables[0].fields[1].maxFileSize", "auth.roles[0].permissions.storage",
+                  "auth.strategies[1]", "auth.strategies[2]", "auth.strategies[3]",
+                  "auth.twoFactor", "analytics", "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET",
+                  "MY_IDP_CLIENT_ID", "STORAGE_DEFAULT_ACCESS", "STORAGE_PUBLIC_PATHS",
+                  "STORAGE_TRANSFORM_PRESETS", "STORAGE_TRANSFORM_CACHE_DIR",
+                  "STORAGE_TRANSFORM_CACHE_MAX_SIZE", "ECO_IMAGE_FORMAT",
+                  "ECO_RETENTION_PURGE_DAYS", "SCHEMA_EDIT_API_ENABLED"));
+  EXPECT_THAT(Subjects(findings, NoticeKind::kNoBackendEffect),
+              ElementsAre("theme", "languages", "components", "pages"));
+}
+
+TEST(NotServed, EveryRowOfTheTableIsExercisedAbove) {
+  // A new row must be set in the config or settings above (and named in the lists there).
+  const auto outcome = Load(kEveryInertKey);
+  ASSERT_TRUE(outcome.ok());
+  const EnvLookup env = FakeEnv(kEveryInertSetting);
+  std::set<const NotServedEntry*> hit;
+  for (const auto& finding : FindNotServed(outcome.config->document, &env)) {
+    hit.insert(finding.entry);
+  }
+  for (const NotServedEntry& entry : NotServedTable()) {
+    EXPECT_TRUE(hit.contains(&entry)) << entry.name;
+  }
+}
+
+TEST(NotServed, ServedKeysAndOffSwitchesRaiseNothing) {
+  const auto outcome = Load(R"(name: served
+tables:
+  - name: docs
+    fields:
+      - { name: pages, type: multiple-attachments, maxFiles: 3 }
+auth:
+  strategies: [{ type: emailAndPassword, minPasswordLength: 10 }]
+  twoFactor: false
+  roles: [{ name: editor, description: Edits }]
+analytics: { enabled: false }
+buckets: []
+)");
+  ASSERT_TRUE(outcome.ok());
+  const EnvLookup env = FakeEnv({{"PORT", "8080"}, {"GOOGLE_CLIENT_ID", "no oauth configured"}});
+  EXPECT_THAT(FindNotServed(outcome.config->document, &env), IsEmpty());
+}
+
+TEST(NotServed, SettingsAreLookedAtOnlyWithAnEnvironment) {
+  const auto outcome = Load("name: plain\n");
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_THAT(FindNotServed(outcome.config->document, nullptr), IsEmpty());
+  const EnvLookup env = FakeEnv({{"ECO_IMAGE_FORMAT", "webp"}, {"STORAGE_PUBLIC_PATHS", ""}});
+  const auto findings = FindNotServed(outcome.config->document, &env);
+  ASSERT_EQ(findings.size(), 1u);  // an empty value is unset, as LoadSettings reads it
+  EXPECT_EQ(FormatNotServed(findings[0], outcome.locations),
+            "ECO_IMAGE_FORMAT: accepted, not served by this build: file storage (buckets, "
+            "signed URLs, uploads, transforms)");
+}
+
+TEST(NotServed, ConfigKeysAreNamedWithFileAndLine) {
+  const auto outcome = Load(kEveryInertKey);
+  ASSERT_TRUE(outcome.ok());
+  const auto findings = FindNotServed(outcome.config->document, nullptr);
+  std::vector<std::string> lines;
+  for (const auto& finding : findings) lines.push_back(FormatNotServed(finding, outcome.locations));
+  ASSERT_GE(lines.size(), 3u);
+  EXPECT_EQ(lines[0],
+            "app.yaml:15: buckets: accepted, not served by this build: file storage (buckets, "
+            "signed URLs, uploads, transforms)");
+  EXPECT_EQ(lines[1],
+            "app.yaml:9: tables[0].fields[1].bucket: accepted, not served by this build: file "
+            "storage: an attachment's path is stored as written, no bucket is looked up");
+  EXPECT_EQ(lines.back(),
+            "app.yaml:33: pages: kept, drives no backend behaviour: by design (D6); kept for the "
+            "planned schema export");
+}
+
+TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
+  const auto outcome = Load(kEveryInertKey);
+  ASSERT_TRUE(outcome.ok());
+  const EnvLookup env = FakeEnv({{"ECO_IMAGE_FORMAT", "webp"}});
+  std::vector<std::string> starts;
+  for (const NotServedLine& line : NotServedReport(outcome, &env)) {
+    starts.push_back(line.text.substr(0, line.text.find(": ", line.text.find(": ") + 2)));
+  }
+  EXPECT_THAT(
+      starts,
+      ElementsAre("app.yaml:9: tables[0].fields[1].bucket",
+                  "app.yaml:10: tables[0].fields[1].allowedFileTypes",
+                  "app.yaml:11: tables[0].fields[1].maxFileSize", "app.yaml:15: buckets",
+                  "app.yaml:20: auth.strategies[1]", "app.yaml:21: auth.strategies[2]",
+                  "app.yaml:22: auth.strategies[3]", "app.yaml:24: auth.twoFactor",
+                  "app.yaml:28: auth.roles[0].permissions.storage", "app.yaml:29: analytics",
+                  "app.yaml:30: theme", "app.yaml:31: languages", "app.yaml:32: components",
+                  "app.yaml:33: pages", "ECO_IMAGE_FORMAT: accepted, not served by this build"));
+}
+
+}  // namespace
+}  // namespace cairn::app
