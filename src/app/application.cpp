@@ -102,7 +102,7 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   http::ServerOptions server_options;
   server_options.host = settings.host;
   server_options.port = settings.port;
-  server_options.io_threads = IoThreads(settings, parts->database->dialect().is_postgres(),
+  server_options.io_threads = IoThreads(settings, parts->database->dialect().shared_server(),
                                         std::thread::hardware_concurrency());
   server_options.worker_threads = settings.worker_threads;
   if (parts->options.tune_server) parts->options.tune_server(server_options);
