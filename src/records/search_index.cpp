@@ -1,32 +1,18 @@
 #include "records/search_index.hpp"
 
+#include "records/field_codec.hpp"
 #include "schema/physical_model.hpp"
 
 namespace cairn::records {
 
-bool IsSearchable(const config::Field& field) {
-  switch (field.type) {
-    case config::FieldType::kSingleLineText:
-    case config::FieldType::kLongText:
-    case config::FieldType::kEmail:
-    case config::FieldType::kUrl:
-    case config::FieldType::kPhoneNumber:
-    case config::FieldType::kSingleSelect:
-    case config::FieldType::kMultiSelect:
-      return true;
-    default:
-      return false;
-  }
-}
-
 db::SearchColumn SearchColumnOf(const config::Field& field) {
-  return {*schema::ColumnNameOf(field), schema::ColumnTypeOf(field)->kind};
+  return {*schema::ColumnNameOf(field), CodecOf(field).Column(field)->kind};
 }
 
 db::SearchTable SearchTableOf(const config::Table& table) {
   db::SearchTable out{table.sql_name, {}};
   for (const config::Field& field : table.fields) {
-    if (IsSearchable(field)) out.columns.push_back(SearchColumnOf(field));
+    if (CodecOf(field).Searchable()) out.columns.push_back(SearchColumnOf(field));
   }
   return out;
 }

@@ -10,10 +10,7 @@
 
 namespace cairn::records {
 
-// single-line-text, long-text, email, url, phone-number, single-select, multi-select.
-bool IsSearchable(const config::Field& field);
-
-// The column of a searchable field.
+// The column of a searchable field (its codec says which are).
 db::SearchColumn SearchColumnOf(const config::Field& field);
 // `table` and all its searchable columns (what the index covers, whoever asks).
 db::SearchTable SearchTableOf(const config::Table& table);

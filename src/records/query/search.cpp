@@ -1,5 +1,6 @@
 #include "records/query/search.hpp"
 
+#include "records/field_codec.hpp"
 #include "records/limits.hpp"
 #include "records/search_index.hpp"
 
@@ -14,7 +15,7 @@ Result<Condition> CompileSearch(std::string_view q, const config::Table& table,
   }
   std::vector<db::SearchColumn> searched;
   for (const config::Field* field : access.ReadableFields()) {
-    if (IsSearchable(*field)) searched.push_back(SearchColumnOf(*field));
+    if (CodecOf(*field).Searchable()) searched.push_back(SearchColumnOf(*field));
   }
   if (searched.empty()) return Condition{"1 = 0", {}};  // nothing can match
   Condition condition;
