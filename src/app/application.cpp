@@ -103,8 +103,8 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   server_options.host = settings.host;
   server_options.port = settings.port;
   server_options.io_threads = IoThreads(settings, std::thread::hardware_concurrency());
-  server_options.worker_threads = WorkerThreads(settings, parts->database->dialect().is_postgres(),
-                                                std::thread::hardware_concurrency());
+  server_options.worker_threads = WorkerThreads(
+      settings, parts->database->dialect().shared_server(), std::thread::hardware_concurrency());
   server_options.max_connections = settings.max_connections;
   if (parts->options.tune_server) parts->options.tune_server(server_options);
   parts->server = std::make_unique<http::Server>(server_options);

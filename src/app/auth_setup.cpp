@@ -57,7 +57,7 @@ Result<std::shared_ptr<http::Middleware>> MakeRateLimitLayer(const Settings& set
   options.window_seconds = settings.rate_limit_window_seconds;
   options.disabled = settings.rate_limit_disabled;
   if (!options.disabled) {
-    if (database.dialect().is_postgres()) {
+    if (database.dialect().shared_server()) {
       CAIRN_ASSIGN_OR_RETURN(options.limiter, ratelimit::MakeDatabaseRateLimiter(database));
     } else {
       options.limiter = ratelimit::MakeMemoryRateLimiter();

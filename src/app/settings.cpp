@@ -273,15 +273,15 @@ int IoThreads(const Settings& settings, unsigned cores) {
   return static_cast<int>(std::max(1u, std::min(cores, 1024u)));
 }
 
-int WorkerThreads(const Settings& settings, bool postgres, unsigned cores) {
+int WorkerThreads(const Settings& settings, bool shared_server, unsigned cores) {
   if (settings.worker_threads > 0) return settings.worker_threads;
   const int per_core = static_cast<int>(std::max(1u, std::min(cores, 1024u)));
   int connections = 0;
-  if (postgres) {
+  if (shared_server) {  // PostgreSQL: the pool's connections
     connections = settings.database_pool_size > 0 ? settings.database_pool_size
                                                   : db::kDefaultPostgresPoolSize;
   } else {
-    // The readers plus the one writer.
+    // SQLite: the readers plus the one writer.
     connections = (settings.database_pool_size > 0 ? settings.database_pool_size
                                                    : db::kDefaultSqliteReaders) +
                   1;

@@ -66,6 +66,6 @@ int IoThreads(const Settings& settings, unsigned cores);
 // The worker pool: CAIRN_WORKER_THREADS, else two per core, and at least as many as the
 // database has connections (handlers mostly wait on the database: on PostgreSQL for the server,
 // on SQLite for the writer and fsync), so every connection can be busy at once.
-int WorkerThreads(const Settings& settings, bool postgres, unsigned cores);
+int WorkerThreads(const Settings& settings, bool shared_server, unsigned cores);
 
 }  // namespace cairn::app

@@ -72,7 +72,7 @@ AuthService::AuthService(db::Database& database, AuthOptions options,
     : database_(database),
       options_(std::move(options)),
       // One SQLite file has one node; PostgreSQL's nodes would not see each other's revocations.
-      session_cache_(!database.dialect().is_postgres()),
+      session_cache_(!database.dialect().shared_server()),
       mailer_(std::move(mailer)),
       codec_(options_.secret) {}
 

@@ -36,20 +36,6 @@ Result<Identifier> Identifier::Parse(std::string_view name) {
   return Identifier(name);
 }
 
-const Dialect& Dialect::Sqlite() {
-  static const Dialect dialect(Backend::kSqlite);
-  return dialect;
-}
-
-const Dialect& Dialect::Postgres() {
-  static const Dialect dialect(Backend::kPostgres);
-  return dialect;
-}
-
-const Dialect& Dialect::For(Backend backend) {
-  return backend == Backend::kPostgres ? Postgres() : Sqlite();
-}
-
 std::string_view Dialect::name() const {
   return is_postgres() ? "postgres" : "sqlite";
 }
@@ -164,6 +150,16 @@ std::string Dialect::EscapeLike(std::string_view text) {
   return out;
 }
 
+std::string Dialect::StringLiteral(std::string_view text) {
+  std::string out = "'";
+  for (const char c : text) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  out += '\'';
+  return out;
+}
+
 std::string_view Dialect::BoolLiteral(bool value) const {
   if (is_postgres()) return value ? "TRUE" : "FALSE";
   return value ? "1" : "0";
@@ -180,6 +176,12 @@ std::string Dialect::JsonArrayContainsText(std::string_view column_sql) const {
     out += column_sql;
     out += ") WHERE json_each.value = ?)";
   }
+  return out;
+}
+
+std::string Dialect::JsonAsText(std::string_view column_sql) const {
+  std::string out(column_sql);
+  if (is_postgres()) out += "::text";
   return out;
 }
 
@@ -251,6 +253,13 @@ std::optional<std::string> Dialect::MigrationLockSql() const {
   // Two-key form: a fixed class id for cairn migrations, and the schema the session works in,
   // so that nodes sharing a schema serialize while separate schemas (tests) do not.
   return std::string("SELECT pg_advisory_xact_lock(1667330414, hashtext(current_schema()))");
+}
+
+std::vector<std::string> Dialect::CopyIdSequence(std::string_view from, std::string_view to) const {
+  if (is_postgres()) return {};  // never rebuilds tables
+  return {"DELETE FROM sqlite_sequence WHERE name = " + StringLiteral(to),
+          "INSERT INTO sqlite_sequence (name, seq) SELECT " + StringLiteral(to) +
+              ", seq FROM sqlite_sequence WHERE name = " + StringLiteral(from)};
 }
 
 }  // namespace cairn::db

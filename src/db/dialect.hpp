@@ -6,12 +6,17 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.hpp"
 
 namespace cairn::db {
 
 enum class Backend { kSqlite, kPostgres };
+
+class Introspector;
+class LiveRowCounts;
+class SearchIndex;
 
 // A table, column or index name. It is never spliced into SQL raw: `quoted()` is the only text
 // form that enters a statement (`"name"`, with `"` doubled). Both backends follow the SQL
@@ -60,15 +65,38 @@ inline constexpr int kMaxDecimalScale = 18;
 // PostgreSQL's identifier limit (NAMEDATALEN - 1); longer names are silently truncated there.
 inline constexpr std::size_t kMaxIdentifierBytes = 63;
 
+// Small differences are answered here; the large backend-specific pieces (the `q` index, live
+// row counts, catalog introspection) are objects of the backend's own library (db/sqlite/,
+// db/postgres/), handed out below. Code outside src/db never branches on the backend.
 class Dialect {
  public:
+  // Defined by the backend libraries (sqlite/sqlite_dialect.cpp, postgres/pg_dialect.cpp).
   static const Dialect& Sqlite();
   static const Dialect& Postgres();
-  static const Dialect& For(Backend backend);
+  static const Dialect& For(Backend backend);  // open_database.cpp
+
+  Dialect(Backend backend, const SearchIndex& search_index, const LiveRowCounts& live_row_counts,
+          const Introspector& introspector)
+      : backend_(backend),
+        search_index_(search_index),
+        live_row_counts_(live_row_counts),
+        introspector_(introspector) {}
+  Dialect(const Dialect&) = delete;
+  Dialect& operator=(const Dialect&) = delete;
 
   Backend backend() const { return backend_; }
   std::string_view name() const;  // `sqlite`, `postgres`
+  // For src/db and tests; elsewhere ask for the behaviour (`shared_server()`, …), not the name.
   bool is_postgres() const { return backend_ == Backend::kPostgres; }
+  // A server several cairn nodes may share (PostgreSQL): state that all nodes must see (rate
+  // limits, revoked sessions) lives in it, and handlers wait on its round trips. SQLite is one
+  // file owned by one process.
+  bool shared_server() const { return backend_ == Backend::kPostgres; }
+
+  // --- Backend objects ------------------------------------------------------------------------
+  const SearchIndex& search_index() const { return search_index_; }
+  const LiveRowCounts& live_row_counts() const { return live_row_counts_; }
+  const Introspector& introspector() const { return introspector_; }
 
   // --- Statements -----------------------------------------------------------------------------
   // Statements are written with `?` placeholders. PostgreSQL wants `$1, $2, …`: the backend
@@ -95,6 +123,9 @@ class Dialect {
   // Escape clause for LIKE patterns built with EscapeLike (`\` escapes `%`, `_`, `\`).
   std::string_view LikeEscape() const { return " ESCAPE '\\'"; }
   static std::string EscapeLike(std::string_view text);
+  // `'text'` with `'` doubled, for names in DDL that cannot be bound (both backends); never
+  // for user values, which are always bound.
+  static std::string StringLiteral(std::string_view text);
   // Boolean literal: SQLite `1`/`0`, PostgreSQL `TRUE`/`FALSE`.
   std::string_view BoolLiteral(bool value) const;
   // A boolean expression, true when the JSON array in `column_sql` contains the text bound to
@@ -102,6 +133,9 @@ class Dialect {
   std::string JsonArrayContainsText(std::string_view column_sql) const;
   // The number of elements of the JSON array in `column_sql`.
   std::string JsonArrayLength(std::string_view column_sql) const;
+  // The JSON in `column_sql` as text, for LIKE: SQLite stores JSON as text already, PostgreSQL
+  // casts its JSONB (`"col"::text`).
+  std::string JsonAsText(std::string_view column_sql) const;
   // A scalar subquery: the JSON array of `value_sql` over the rows of `from_where_sql`
   // (` FROM … WHERE …`), ascending. SQLite gives `[]` for no rows, PostgreSQL NULL.
   std::string JsonArrayAggregate(std::string_view value_sql, std::string_view from_where_sql) const;
@@ -127,10 +161,16 @@ class Dialect {
   // Serializes migrations of several nodes. PostgreSQL: a transaction-level advisory lock keyed
   // on the current schema; SQLite: none (BEGIN IMMEDIATE already excludes other writers).
   std::optional<std::string> MigrationLockSql() const;
+  // Statements that carry the id sequence of `from` over to `to` when the migrator rebuilds a
+  // table under a scratch name (drops_columns_by_rebuild), so ids of deleted rows are never
+  // reused: SQLite's AUTOINCREMENT high-water mark lives in sqlite_sequence.
+  std::vector<std::string> CopyIdSequence(std::string_view from, std::string_view to) const;
 
  private:
-  explicit Dialect(Backend backend) : backend_(backend) {}
   Backend backend_;
+  const SearchIndex& search_index_;
+  const LiveRowCounts& live_row_counts_;
+  const Introspector& introspector_;
 };
 
 }  // namespace cairn::db

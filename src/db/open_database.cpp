@@ -5,6 +5,10 @@
 
 namespace cairn::db {
 
+const Dialect& Dialect::For(Backend backend) {
+  return backend == Backend::kPostgres ? Postgres() : Sqlite();
+}
+
 Result<std::unique_ptr<Database>> OpenDatabase(const DatabaseOptions& options) {
   if (options.url.empty()) return sqlite::OpenSqliteDatabase(options);
   const std::string_view url = options.url;

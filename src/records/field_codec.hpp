@@ -1,10 +1,13 @@
-// One codec per field type (D31): how a JSON value in a write body becomes the value bound to
-// its column, how the column is written back as JSON, and the value's JSON Schema (for a planned
-// OpenAPI generator; the server does not read it yet). The column itself is
-// schema::ColumnTypeOf(field), so storage and migration never disagree. Each type lives in its
-// own file under records/fields/ and is listed once in the registry (fields/registry.cpp).
+// One codec per field type (D31) owns everything type-specific: the column that stores it (the
+// physical model and so the migration read it here), how it compares in a filter, whether `q`
+// searches it, how a JSON value in a write body becomes the value bound to its column, how the
+// column is written back as JSON and shown for people, and the value's JSON Schema (kept for a
+// planned OpenAPI generator; the server does not read it yet). Each type lives in its own file
+// under records/fields/ and is listed once in the registry (fields/registry.cpp);
+// docs/architecture.md says how to add one.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,15 +15,40 @@
 
 #include "common/result.hpp"
 #include "config/model.hpp"
+#include "db/dialect.hpp"
 #include "db/row.hpp"
 #include "db/value.hpp"
 #include "records/display_context.hpp"
 
 namespace cairn::records {
 
+// How a value compares in a filter, which decides the operators it accepts (D37; the operators
+// of each kind are listed in query/filter.cpp).
+enum class OperandKind {
+  kText,       // single-line-text, long-text, email, url, phone-number
+  kOption,     // single-select
+  kOptions,    // multi-select (a JSON array of options)
+  kNumber,     // integer, decimal, currency, percentage, duration, id
+  kTemporal,   // date, datetime, time, updated-at, createdAt, updatedAt
+  kCheckbox,   // checkbox
+  kReference,  // many-to-one relationship, created-by, updated-by, deleted-by
+  kOpaque,     // json, attachments: only null checks
+};
+
 class FieldCodec {
  public:
   virtual ~FieldCodec() = default;
+
+  // The column that holds the value, as a semantic type each backend maps to its own SQL type
+  // (db::Dialect::ColumnTypeSql); none for fields without a column of their own (one-to-many
+  // and many-to-many relationships). schema::BuildSchemaModel creates the columns from this.
+  virtual std::optional<db::ColumnType> Column(const config::Field& field) const = 0;
+
+  // How the value compares in a filter (and which aggregates take it).
+  virtual OperandKind Comparison() const = 0;
+
+  // Whether `q` looks for its text (D37).
+  virtual bool Searchable() const { return false; }
 
   // False for the server-controlled types (created-by, updated-by, deleted-by, updated-at) and
   // one-to-many relationships: writing them is a 400 naming the field.

@@ -5,11 +5,11 @@
 
 #include "activity/activity.hpp"
 #include "common/time.hpp"
+#include "db/live_row_counts.hpp"
 #include "records/comment_service.hpp"
 #include "records/limits.hpp"
 #include "records/record_service.hpp"
 #include "records/record_writes.hpp"
-#include "schema/live_row_counts.hpp"
 #include "schema/physical_model.hpp"
 
 namespace cairn::records {
@@ -102,7 +102,7 @@ Result<std::string> RecordService::CreateMany(const config::Table& table, const 
           db::Access::kWrite,
           [&](db::Connection& connection) -> Status {
             records.resize(1);  // a retried transaction starts over
-            return schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
+            return connection.dialect().live_row_counts().WithDeferred(connection, [&]() -> Status {
               for (std::size_t i = 0; i < all_writes.size(); ++i) {
                 CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, all_writes[i],
                                           Indexed("records", i) + ".fields"));
@@ -173,7 +173,7 @@ Result<std::string> RecordService::UpdateMany(const config::Table& table, const 
           db::Access::kWrite,
           [&](db::Connection& connection) -> Status {
             records.resize(1);
-            return schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
+            return connection.dialect().live_row_counts().WithDeferred(connection, [&]() -> Status {
               std::vector<activity::ActivityEntry> entries;  // written together at the end
               entries.reserve(parsed.size());
               CAIRN_ASSIGN_OR_RETURN(auto current,
@@ -219,7 +219,7 @@ Result<std::string> RecordService::DeleteMany(const config::Table& table, const 
   const bool permanent = permanent_value && permanent_value->get_bool();
   const RecordReader& reader = ReaderOf(table);
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-    return schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
+    return connection.dialect().live_row_counts().WithDeferred(connection, [&]() -> Status {
       std::vector<activity::ActivityEntry> entries;  // written together at the end
       entries.reserve(ids.size());
       // Soft deletes read every record at once and trash them at once; a purge can cascade to
@@ -266,7 +266,7 @@ Result<std::string> RecordService::RestoreMany(const config::Table& table, const
   CAIRN_ASSIGN_OR_RETURN(auto ids, BatchIds(body));
   const RecordReader& reader = ReaderOf(table);
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-    return schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
+    return connection.dialect().live_row_counts().WithDeferred(connection, [&]() -> Status {
       std::vector<activity::ActivityEntry> entries;  // written together at the end
       entries.reserve(ids.size());
       CAIRN_ASSIGN_OR_RETURN(auto current, ReadSnapshots(connection, reader, access, ids));

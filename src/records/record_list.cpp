@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "db/dialect.hpp"
+#include "db/live_row_counts.hpp"
 #include "records/limits.hpp"
 #include "records/query/aggregate.hpp"
 #include "records/query/filter.hpp"
@@ -13,7 +14,6 @@
 #include "records/record_service.hpp"
 #include "records/record_views.hpp"
 #include "records/record_writes.hpp"
-#include "schema/live_row_counts.hpp"
 
 namespace cairn::records {
 
@@ -165,9 +165,9 @@ Result<std::string> RecordService::List(const config::Table& table, const Actor&
 
   // All live rows: every row but the trash, counted by the schema's means.
   const bool unfiltered = only_live_rows && !narrowed;
-  schema::LiveRowCountQuery count;
+  db::LiveRowCountQuery count;
   if (unfiltered) {
-    count = schema::LiveRowCount(database_.dialect(), table.sql_name);
+    count = database_.dialect().live_row_counts().Count(table.sql_name);
   } else {
     count.sql = "SELECT COUNT(*) FROM " + reader.table_sql() + where;
   }

@@ -3,10 +3,10 @@
 #include <optional>
 
 #include "common/time.hpp"
+#include "db/live_row_counts.hpp"
 #include "records/limits.hpp"
 #include "records/record_service.hpp"
 #include "records/record_writes.hpp"
-#include "schema/live_row_counts.hpp"
 #include "schema/physical_model.hpp"
 
 namespace cairn::records {
@@ -167,7 +167,8 @@ Result<std::string> RecordService::Upsert(const config::Table& table, const Acto
           }
           return activity::RecordActivities(connection, entries);
         };
-        return batch ? schema::WithLiveRowCountsDeferred(connection, upsert_all) : upsert_all();
+        return batch ? connection.dialect().live_row_counts().WithDeferred(connection, upsert_all)
+                     : upsert_all();
       })));
   if (!batch) {
     const Outcome& outcome = outcomes.front();

@@ -11,16 +11,6 @@ std::string Q(std::string_view name) {
   return db::Identifier(name).quoted();
 }
 
-std::string Literal(std::string_view text) {
-  std::string out = "'";
-  for (const char c : text) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  out += '\'';
-  return out;
-}
-
 std::string ColumnList(const std::vector<std::string>& columns) {
   std::string out;
   for (const auto& column : columns) {
@@ -54,7 +44,7 @@ std::string ForeignKeyName(const TableModel& table, const ColumnModel& column) {
 
 // The column's type differs from what the live column holds.
 std::optional<std::string> OldTypeIfChanged(const db::Dialect& dialect, const TableModel& table,
-                                            const ColumnModel& column, const LiveColumn& live,
+                                            const ColumnModel& column, const db::LiveColumn& live,
                                             const ManagedState& managed) {
   const auto it = managed.columns.find({table.name, column.name});
   if (it != managed.columns.end()) {
@@ -67,7 +57,7 @@ std::optional<std::string> OldTypeIfChanged(const db::Dialect& dialect, const Ta
 
 struct TableChange {
   const TableModel* table;
-  const LiveTable* live;
+  const db::LiveTable* live;
   std::vector<std::string> removed;         // live columns no longer wanted
   std::vector<const ColumnModel*> retyped;  // wanted with another type
   std::vector<const ColumnModel*> added;    // not in the live table
@@ -75,7 +65,7 @@ struct TableChange {
 
 class Planner {
  public:
-  Planner(const db::Dialect& dialect, const SchemaModel& model, const LiveSchema& live,
+  Planner(const db::Dialect& dialect, const SchemaModel& model, const db::LiveSchema& live,
           const ManagedState& managed, bool allow)
       : dialect_(dialect), model_(model), live_(live), managed_(managed), allow_(allow) {}
 
@@ -157,7 +147,7 @@ class Planner {
   std::vector<TableChange> DiffExistingTables() {
     std::vector<TableChange> changes;
     for (const auto& table : model_.tables) {
-      const LiveTable* live = live_.FindTable(table.name);
+      const db::LiveTable* live = live_.FindTable(table.name);
       if (live == nullptr) continue;
       TableChange change{&table, live, {}, {}, {}};
       const std::string where = " of " + TableWord(table) + " " + Q(table.label);
@@ -170,7 +160,7 @@ class Planner {
                  ": it is no longer in the config and dropping it would delete its data"});
       }
       for (const auto& column : table.columns) {
-        const LiveColumn* live_column = live->FindColumn(column.name);
+        const db::LiveColumn* live_column = live->FindColumn(column.name);
         if (live_column == nullptr) {
           change.added.push_back(&column);
           continue;
@@ -266,12 +256,9 @@ class Planner {
              ColumnList(kept) + " FROM " + Q(table.name),
          "rebuild " + what + ": copy the kept columns");
     if (table.kind == TableKind::kTable) {
-      // Keep AUTOINCREMENT's high-water mark so ids of deleted rows are never reused.
-      Step("DELETE FROM sqlite_sequence WHERE name = " + Literal(kRebuildTable),
-           "rebuild " + what + ": reset the id sequence");
-      Step("INSERT INTO sqlite_sequence (name, seq) SELECT " + Literal(kRebuildTable) +
-               ", seq FROM sqlite_sequence WHERE name = " + Literal(table.name),
-           "rebuild " + what + ": keep the id sequence");
+      for (std::string& sql : dialect_.CopyIdSequence(table.name, kRebuildTable)) {
+        Step(std::move(sql), "rebuild " + what + ": keep the id sequence");
+      }
     }
     Step("DROP TABLE " + Q(table.name), "rebuild " + what + ": drop the old table");
     Step("ALTER TABLE " + Q(kRebuildTable) + " RENAME TO " + Q(table.name),
@@ -300,7 +287,7 @@ class Planner {
 
   const db::Dialect& dialect_;
   const SchemaModel& model_;
-  const LiveSchema& live_;
+  const db::LiveSchema& live_;
   const ManagedState& managed_;
   const bool allow_;
   MigrationPlan plan_;
@@ -311,7 +298,7 @@ class Planner {
 }  // namespace
 
 MigrationPlan PlanMigration(const db::Dialect& dialect, const SchemaModel& model,
-                            const LiveSchema& live, const ManagedState& managed,
+                            const db::LiveSchema& live, const ManagedState& managed,
                             bool allow_destructive) {
   return Planner(dialect, model, live, managed, allow_destructive).Plan();
 }

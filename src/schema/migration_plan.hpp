@@ -10,7 +10,7 @@
 
 #include "common/error.hpp"
 #include "db/dialect.hpp"
-#include "schema/introspect.hpp"
+#include "db/introspection.hpp"
 #include "schema/physical_model.hpp"
 
 namespace cairn::schema {
@@ -54,7 +54,7 @@ struct MigrationPlan {
 // Plans the steps that bring `live` to `model`. Destructive changes are always listed in
 // `destructive`; their steps are planned only when `allow_destructive` is set.
 MigrationPlan PlanMigration(const db::Dialect& dialect, const SchemaModel& model,
-                            const LiveSchema& live, const ManagedState& managed,
+                            const db::LiveSchema& live, const ManagedState& managed,
                             bool allow_destructive);
 
 // The error for refused destructive changes: every change, and how to allow them.

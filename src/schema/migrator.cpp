@@ -3,8 +3,8 @@
 #include "common/json.hpp"
 #include "common/time.hpp"
 #include "db/db_error.hpp"
-#include "schema/introspect.hpp"
-#include "schema/live_row_counts.hpp"
+#include "db/introspection.hpp"
+#include "db/live_row_counts.hpp"
 
 namespace cairn::schema {
 namespace {
@@ -13,7 +13,7 @@ std::string_view KindName(TableKind kind) {
   return kind == TableKind::kJunction ? "junction" : "table";
 }
 
-Result<ManagedState> LoadManagedState(db::Connection& connection, const LiveSchema& live) {
+Result<ManagedState> LoadManagedState(db::Connection& connection, const db::LiveSchema& live) {
   ManagedState state;
   if (live.FindTable(kTablesTable) != nullptr) {
     CAIRN_TRY(connection.Execute("SELECT \"name\", \"kind\", \"label\" FROM \"_cairn_tables\"", {},
@@ -83,6 +83,15 @@ Status SyncBookkeeping(db::Connection& connection, const SchemaModel& model,
   return {};
 }
 
+// Every record table keeps a live-row count (junction tables have no deleted_at).
+std::vector<std::string> CountedTables(const SchemaModel& model) {
+  std::vector<std::string> tables;
+  for (const TableModel& table : model.tables) {
+    if (table.kind == TableKind::kTable) tables.push_back(table.name);
+  }
+  return tables;
+}
+
 Status RunStep(db::Connection& connection, const MigrationStep& step) {
   Status status = connection.ExecuteScript(step.sql);
   if (status.ok() || !step.unique_over ||
@@ -120,13 +129,11 @@ Status WriteLedger(db::Connection& connection, const MigrationReport& report) {
 
 Result<MigrationReport> Migrate(db::Connection& connection, const SchemaModel& model,
                                 const MigrateOptions& options) {
-  if (const auto lock = connection.dialect().MigrationLockSql()) {
-    CAIRN_TRY(connection.Execute(*lock, {}));
-  }
-  CAIRN_ASSIGN_OR_RETURN(const LiveSchema live, Introspect(connection));
+  const db::Dialect& dialect = connection.dialect();
+  if (const auto lock = dialect.MigrationLockSql()) CAIRN_TRY(connection.Execute(*lock, {}));
+  CAIRN_ASSIGN_OR_RETURN(const db::LiveSchema live, dialect.introspector().Read(connection));
   CAIRN_ASSIGN_OR_RETURN(const ManagedState managed, LoadManagedState(connection, live));
-  MigrationPlan plan =
-      PlanMigration(connection.dialect(), model, live, managed, options.allow_destructive);
+  MigrationPlan plan = PlanMigration(dialect, model, live, managed, options.allow_destructive);
   if (!plan.destructive.empty() && !options.allow_destructive) {
     return DestructiveChangesError(plan.destructive);
   }
@@ -145,7 +152,7 @@ Result<MigrationReport> Migrate(db::Connection& connection, const SchemaModel& m
 
   for (const auto& step : plan.steps) CAIRN_TRY(RunStep(connection, step));
   CAIRN_TRY(SyncBookkeeping(connection, model, managed));
-  CAIRN_TRY(SyncLiveRowCounts(connection, model));
+  CAIRN_TRY(dialect.live_row_counts().Sync(connection, CountedTables(model)));
   if (report.changed()) CAIRN_TRY(WriteLedger(connection, report));
   return report;
 }

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <map>
 
+#include "records/field_codec.hpp"
+
 namespace cairn::schema {
 namespace {
 
@@ -146,47 +148,6 @@ std::optional<std::string> ColumnNameOf(const config::Field& field) {
   return field.name;
 }
 
-std::optional<db::ColumnType> ColumnTypeOf(const config::Field& field) {
-  using db::ColumnKind;
-  switch (field.type) {
-    case FieldType::kSingleLineText:
-    case FieldType::kLongText:
-    case FieldType::kPhoneNumber:
-    case FieldType::kEmail:
-    case FieldType::kUrl:
-    case FieldType::kSingleSelect:
-    case FieldType::kAttachment:
-    case FieldType::kDate:  // `YYYY-MM-DD` sorts and compares as text
-    case FieldType::kTime:  // `HH:MM[:SS]`
-    case FieldType::kCreatedBy:
-    case FieldType::kUpdatedBy:
-    case FieldType::kDeletedBy:
-      return db::ColumnType{ColumnKind::kText};
-    case FieldType::kInteger:
-    case FieldType::kDuration:
-      return db::ColumnType{ColumnKind::kInt64};
-    case FieldType::kDecimal:
-    case FieldType::kCurrency:
-    case FieldType::kPercentage:
-      return db::ColumnType{ColumnKind::kDecimal, field.scale};
-    case FieldType::kDatetime:
-    case FieldType::kUpdatedAt:
-      return db::ColumnType{ColumnKind::kTimestamp};
-    case FieldType::kCheckbox:
-      return db::ColumnType{ColumnKind::kBool};
-    case FieldType::kMultiSelect:
-    case FieldType::kMultipleAttachments:
-    case FieldType::kJson:
-      return db::ColumnType{ColumnKind::kJson};
-    case FieldType::kRelationship:
-      if (field.relation_type == config::RelationType::kManyToOne) {
-        return db::ColumnType{ColumnKind::kInt64};
-      }
-      return std::nullopt;
-  }
-  return std::nullopt;
-}
-
 std::string JunctionTableName(const config::Table& table, const config::Field& field) {
   return Shortened(table.sql_name + "__" + field.name, table.sql_name + '\0' + field.name, false);
 }
@@ -286,7 +247,7 @@ Result<SchemaModel> BuildSchemaModel(const config::AppConfig& config) {
         continue;
       }
       const auto column_name = ColumnNameOf(field);
-      const auto column_type = ColumnTypeOf(field);
+      const auto column_type = records::CodecOf(field).Column(field);
       if (!column_name || !column_type) continue;  // one-to-many: computed from the other side
       if (column_type->kind == db::ColumnKind::kDecimal &&
           (field.scale < 0 || field.scale > db::kMaxDecimalScale)) {

@@ -1,6 +1,7 @@
 // The physical model of the configured tables: which tables, columns and indexes the database
 // must hold for an AppConfig (D4, D30). Records and queries use the same mapping (ColumnNameOf,
-// JunctionTableName, …) so that storage and migration never disagree.
+// JunctionTableName, …) so that storage and migration never disagree. Column types come from
+// the field codecs (records::FieldCodec::Column).
 #pragma once
 
 #include <optional>
@@ -79,8 +80,6 @@ std::optional<std::string_view> SystemColumnOf(config::FieldType type);
 // The column that holds a field's value: its system column, its own name, or none for
 // one-to-many and many-to-many relationships.
 std::optional<std::string> ColumnNameOf(const config::Field& field);
-// The semantic type of that column (none when the field has no column of its own).
-std::optional<db::ColumnType> ColumnTypeOf(const config::Field& field);
 // `<table>__<field>`, shortened with a hash when longer than 63 bytes.
 std::string JunctionTableName(const config::Table& table, const config::Field& field);
 // A deterministic cx_ name for an index over `columns` of `table` (the hash covers the exact

@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 
 #include "config_helpers.hpp"
+#include "db/live_row_counts.hpp"
 #include "db_test_util.hpp"
-#include "schema/live_row_counts.hpp"
 #include "schema/migrator.hpp"
 #include "support/test_database.hpp"
 
@@ -46,7 +46,7 @@ class LiveRowCountsTest : public DatabaseTest {
 
   // What an unfiltered list reports as its total.
   std::int64_t Counted(std::string_view table = "items") {
-    const schema::LiveRowCountQuery query = schema::LiveRowCount(dialect(), table);
+    const db::LiveRowCountQuery query = dialect().live_row_counts().Count(table);
     std::int64_t value = -1;
     const Status status =
         database().Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
@@ -149,7 +149,7 @@ TEST_F(LiveRowCountsTest, BatchesCountOnceAtTheirEnd) {
   CAIRN_ASSERT_OK(
       database().Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
         const std::int64_t before = counters(connection);
-        CAIRN_TRY(schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
+        CAIRN_TRY(dialect().live_row_counts().WithDeferred(connection, [&]() -> Status {
           for (int i = 0; i < 300; ++i) {
             CAIRN_TRY(insert(connection, "items", "code", "batch-" + std::to_string(i)));
           }
@@ -173,7 +173,7 @@ TEST_F(LiveRowCountsTest, BatchesCountOnceAtTheirEnd) {
   // A batch that fails leaves nothing, counts included; the next one starts clean.
   const Status failed =
       database().Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-        return schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
+        return dialect().live_row_counts().WithDeferred(connection, [&]() -> Status {
           CAIRN_TRY(insert(connection, "items", "code", "doomed"));
           CAIRN_TRY(insert(connection, "items", "code", "doomed"));  // a unique violation
           return {};
@@ -183,7 +183,7 @@ TEST_F(LiveRowCountsTest, BatchesCountOnceAtTheirEnd) {
   EXPECT_EQ(Counted(), 300);
   CAIRN_ASSERT_OK(
       database().Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-        return schema::WithLiveRowCountsDeferred(connection, [&]() -> Status {
+        return dialect().live_row_counts().WithDeferred(connection, [&]() -> Status {
           CAIRN_TRY(insert(connection, "items", "code", "next"));
           return {};
         });

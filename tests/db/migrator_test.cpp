@@ -6,8 +6,8 @@
 
 #include "config_helpers.hpp"
 #include "db/db_error.hpp"
+#include "db/introspection.hpp"
 #include "db_test_util.hpp"
-#include "schema/introspect.hpp"
 #include "schema/migrator.hpp"
 #include "support/test_database.hpp"
 
@@ -56,11 +56,11 @@ class MigratorTest : public DatabaseTest {
     return schema::MigrateToConfig(database(), app, {.allow_destructive = allow});
   }
 
-  schema::LiveSchema Live() {
-    schema::LiveSchema live;
+  db::LiveSchema Live() {
+    db::LiveSchema live;
     const Status status =
         database().Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
-          CAIRN_ASSIGN_OR_RETURN(live, schema::Introspect(connection));
+          CAIRN_ASSIGN_OR_RETURN(live, dialect().introspector().Read(connection));
           return {};
         });
     EXPECT_TRUE(status.ok()) << Describe(status.error());
@@ -77,8 +77,8 @@ class MigratorTest : public DatabaseTest {
   }
 
   // Managed indexes of `table` as "name: col, col (unique)" lines.
-  std::vector<schema::LiveIndex> ManagedIndexes(std::string_view table) {
-    std::vector<schema::LiveIndex> out;
+  std::vector<db::LiveIndex> ManagedIndexes(std::string_view table) {
+    std::vector<db::LiveIndex> out;
     const auto live = Live();
     if (const auto* t = live.FindTable(table)) {
       for (const auto& index : t->indexes) {

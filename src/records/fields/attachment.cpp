@@ -1,4 +1,4 @@
-// attachment: one file of the field's bucket. The column is text (schema::ColumnTypeOf); it holds
+// attachment: one file of the field's bucket. The column is text (Column below); it holds
 // the attachment object's JSON text. A column holding a bare path (no leading `{`) is written back
 // as {"path": …}, so the storage work may later store only the path (D45).
 #include <boost/json/array.hpp>
@@ -14,6 +14,11 @@ namespace {
 
 class AttachmentCodecImpl final : public FieldCodec {
  public:
+  std::optional<db::ColumnType> Column(const config::Field& /*field*/) const override {
+    return db::ColumnType{db::ColumnKind::kText};
+  }
+  OperandKind Comparison() const override { return OperandKind::kOpaque; }
+
   Result<db::Value> Parse(const config::Field& /*field*/,
                           const boost::json::value& input) const override {
     if (input.is_null()) return db::Value(db::Null{});

@@ -7,6 +7,9 @@ namespace {
 
 class AuthorshipCodecImpl final : public TextColumnCodec {
  public:
+  OperandKind Comparison() const override { return OperandKind::kReference; }
+  bool Searchable() const override { return false; }
+
   bool Writable(const config::Field& /*field*/) const override { return false; }
 
   Result<db::Value> Parse(const config::Field& /*field*/,

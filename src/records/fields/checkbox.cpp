@@ -7,6 +7,11 @@ namespace {
 
 class CheckboxCodecImpl final : public FieldCodec {
  public:
+  std::optional<db::ColumnType> Column(const config::Field& /*field*/) const override {
+    return db::ColumnType{db::ColumnKind::kBool};
+  }
+  OperandKind Comparison() const override { return OperandKind::kCheckbox; }
+
   Result<db::Value> Parse(const config::Field& /*field*/,
                           const boost::json::value& input) const override {
     if (input.is_null()) return db::Value(db::Null{});

@@ -56,9 +56,16 @@ std::optional<Error> CheckText(const boost::json::value& input, const TextRules&
 
 // Appends the text column as a JSON string, or null.
 void AppendTextColumn(const db::Row& row, int column, std::string& out);
-// A codec whose column holds text written back as a JSON string (dates, times, text types…).
+// A codec whose column holds text written back as a JSON string (dates, times, text types…). By
+// default it compares as text and `q` searches it; dates, times and authors say otherwise.
 class TextColumnCodec : public FieldCodec {
  public:
+  std::optional<db::ColumnType> Column(const config::Field& /*field*/) const override {
+    return db::ColumnType{db::ColumnKind::kText};
+  }
+  OperandKind Comparison() const override { return OperandKind::kText; }
+  bool Searchable() const override { return true; }
+
   void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
                   std::string& out) const override {
     AppendTextColumn(row, column, out);

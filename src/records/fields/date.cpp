@@ -11,6 +11,9 @@ constexpr std::string_view kAccepted = "a date as YYYY-MM-DD (such as 2024-05-01
 
 class DateCodecImpl final : public TextColumnCodec {
  public:
+  OperandKind Comparison() const override { return OperandKind::kTemporal; }
+  bool Searchable() const override { return false; }
+
   Result<db::Value> Parse(const config::Field& /*field*/,
                           const boost::json::value& input) const override {
     if (input.is_null()) return db::Value(db::Null{});

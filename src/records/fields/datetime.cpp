@@ -14,6 +14,11 @@ constexpr std::string_view kAccepted =
 
 class DatetimeCodecImpl final : public FieldCodec {
  public:
+  std::optional<db::ColumnType> Column(const config::Field& /*field*/) const override {
+    return db::ColumnType{db::ColumnKind::kTimestamp};
+  }
+  OperandKind Comparison() const override { return OperandKind::kTemporal; }
+
   Result<db::Value> Parse(const config::Field& /*field*/,
                           const boost::json::value& input) const override {
     if (input.is_null()) return db::Value(db::Null{});

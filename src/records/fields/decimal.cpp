@@ -24,6 +24,11 @@ std::string Accepted(int scale) {
 
 class DecimalCodecImpl final : public FieldCodec {
  public:
+  std::optional<db::ColumnType> Column(const config::Field& field) const override {
+    return db::ColumnType{db::ColumnKind::kDecimal, field.scale};
+  }
+  OperandKind Comparison() const override { return OperandKind::kNumber; }
+
   Result<db::Value> Parse(const config::Field& field,
                           const boost::json::value& input) const override {
     if (input.is_null()) return db::Value(db::Null{});

@@ -22,6 +22,11 @@ const config::Field& DecimalHours() {
 
 class DurationCodecImpl final : public FieldCodec {
  public:
+  std::optional<db::ColumnType> Column(const config::Field& /*field*/) const override {
+    return db::ColumnType{db::ColumnKind::kInt64};
+  }
+  OperandKind Comparison() const override { return OperandKind::kNumber; }
+
   Result<db::Value> Parse(const config::Field& /*field*/,
                           const boost::json::value& input) const override {
     if (input.is_null()) return db::Value(db::Null{});

@@ -9,6 +9,11 @@ namespace {
 
 class IntegerCodecImpl final : public FieldCodec {
  public:
+  std::optional<db::ColumnType> Column(const config::Field& /*field*/) const override {
+    return db::ColumnType{db::ColumnKind::kInt64};
+  }
+  OperandKind Comparison() const override { return OperandKind::kNumber; }
+
   Result<db::Value> Parse(const config::Field& field,
                           const boost::json::value& input) const override {
     if (input.is_null()) return db::Value(db::Null{});

@@ -15,6 +15,12 @@ namespace {
 
 class MultiSelectCodecImpl final : public FieldCodec {
  public:
+  std::optional<db::ColumnType> Column(const config::Field& /*field*/) const override {
+    return db::ColumnType{db::ColumnKind::kJson};
+  }
+  OperandKind Comparison() const override { return OperandKind::kOptions; }
+  bool Searchable() const override { return true; }
+
   Result<db::Value> Parse(const config::Field& field,
                           const boost::json::value& input) const override {
     if (input.is_null()) return db::Value(db::Null{});

@@ -23,6 +23,11 @@ std::optional<std::int64_t> MaxFiles(const config::Field& field) {
 
 class MultipleAttachmentsCodecImpl final : public FieldCodec {
  public:
+  std::optional<db::ColumnType> Column(const config::Field& /*field*/) const override {
+    return db::ColumnType{db::ColumnKind::kJson};
+  }
+  OperandKind Comparison() const override { return OperandKind::kOpaque; }
+
   Result<db::Value> Parse(const config::Field& field,
                           const boost::json::value& input) const override {
     if (input.is_null()) return db::Value(db::Null{});

@@ -111,6 +111,14 @@ void AppendIdArray(const db::Row& row, int column, std::string& out) {
 
 class RelationshipCodecImpl final : public FieldCodec {
  public:
+  // Many-to-one holds the related id; the other kinds live in a junction table or on the
+  // other side.
+  std::optional<db::ColumnType> Column(const config::Field& field) const override {
+    if (field.relation_type != config::RelationType::kManyToOne) return std::nullopt;
+    return db::ColumnType{db::ColumnKind::kInt64};
+  }
+  OperandKind Comparison() const override { return OperandKind::kReference; }
+
   bool Writable(const config::Field& field) const override {
     return field.relation_type != config::RelationType::kOneToMany;
   }

@@ -10,6 +10,8 @@ namespace {
 
 class SingleSelectCodecImpl final : public TextColumnCodec {
  public:
+  OperandKind Comparison() const override { return OperandKind::kOption; }
+
   Result<db::Value> Parse(const config::Field& field,
                           const boost::json::value& input) const override {
     if (input.is_null()) return db::Value(db::Null{});

@@ -11,6 +11,9 @@ constexpr std::string_view kAccepted = "a time as HH:MM or HH:MM:SS, 00:00 to 23
 
 class TimeCodecImpl final : public TextColumnCodec {
  public:
+  OperandKind Comparison() const override { return OperandKind::kTemporal; }
+  bool Searchable() const override { return false; }
+
   Result<db::Value> Parse(const config::Field& /*field*/,
                           const boost::json::value& input) const override {
     if (input.is_null()) return db::Value(db::Null{});

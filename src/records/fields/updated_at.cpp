@@ -9,6 +9,11 @@ namespace {
 
 class UpdatedAtCodecImpl final : public FieldCodec {
  public:
+  std::optional<db::ColumnType> Column(const config::Field& /*field*/) const override {
+    return db::ColumnType{db::ColumnKind::kTimestamp};
+  }
+  OperandKind Comparison() const override { return OperandKind::kTemporal; }
+
   bool Writable(const config::Field& /*field*/) const override { return false; }
 
   Result<db::Value> Parse(const config::Field& /*field*/,

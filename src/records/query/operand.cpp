@@ -12,8 +12,6 @@
 namespace cairn::records::query {
 namespace {
 
-using config::FieldType;
-
 struct SystemKey {
   std::string_view name;
   std::string_view column;
@@ -26,44 +24,6 @@ constexpr std::array<SystemKey, 5> kSystemKeys{{
     {"createdBy", "created_by", OperandKind::kReference},
     {"updatedBy", "updated_by", OperandKind::kReference},
 }};
-
-OperandKind KindOf(const config::Field& field) {
-  switch (field.type) {
-    case FieldType::kSingleLineText:
-    case FieldType::kLongText:
-    case FieldType::kPhoneNumber:
-    case FieldType::kEmail:
-    case FieldType::kUrl:
-      return OperandKind::kText;
-    case FieldType::kSingleSelect:
-      return OperandKind::kOption;
-    case FieldType::kMultiSelect:
-      return OperandKind::kOptions;
-    case FieldType::kInteger:
-    case FieldType::kDecimal:
-    case FieldType::kCurrency:
-    case FieldType::kPercentage:
-    case FieldType::kDuration:
-      return OperandKind::kNumber;
-    case FieldType::kDate:
-    case FieldType::kDatetime:
-    case FieldType::kTime:
-    case FieldType::kUpdatedAt:
-      return OperandKind::kTemporal;
-    case FieldType::kCheckbox:
-      return OperandKind::kCheckbox;
-    case FieldType::kRelationship:
-    case FieldType::kCreatedBy:
-    case FieldType::kUpdatedBy:
-    case FieldType::kDeletedBy:
-      return OperandKind::kReference;
-    case FieldType::kAttachment:
-    case FieldType::kMultipleAttachments:
-    case FieldType::kJson:
-      return OperandKind::kOpaque;
-  }
-  return OperandKind::kOpaque;
-}
 
 Error Unknown(std::string_view name, std::string_view parameter) {
   return Error::Validation(
@@ -104,7 +64,8 @@ Result<Operand> ResolveOperand(const config::Table& table, const access::TableAc
   if (field == nullptr || !access.CanReadField(*field)) return Unknown(name, parameter);
   const auto column = schema::ColumnNameOf(*field);
   if (!column) return Unknown(name, parameter);  // one-to-many and many-to-many
-  return Operand{std::string(name), db::Identifier(*column).quoted(), KindOf(*field), field};
+  return Operand{std::string(name), db::Identifier(*column).quoted(), CodecOf(*field).Comparison(),
+                 field};
 }
 
 Result<db::Value> OperandValue(const Operand& operand, const boost::json::value& value) {

@@ -12,26 +12,15 @@
 #include "common/result.hpp"
 #include "config/model.hpp"
 #include "db/value.hpp"
+#include "records/field_codec.hpp"
 
 namespace cairn::records::query {
 
-// How an operand compares, which decides the operators it takes.
-enum class OperandKind {
-  kText,       // single-line-text, long-text, email, url, phone-number
-  kOption,     // single-select
-  kOptions,    // multi-select (a JSON array of options)
-  kNumber,     // integer, decimal, currency, percentage, duration, id
-  kTemporal,   // date, datetime, time, updated-at, createdAt, updatedAt
-  kCheckbox,   // checkbox
-  kReference,  // many-to-one relationship, created-by, updated-by, deleted-by
-  kOpaque,     // json, attachments: only null checks
-};
-
 struct Operand {
-  std::string name;        // as the caller wrote it
-  std::string column_sql;  // quoted column
-  OperandKind kind = OperandKind::kOpaque;
-  const config::Field* field = nullptr;  // null for system keys
+  std::string name;                         // as the caller wrote it
+  std::string column_sql;                   // quoted column
+  OperandKind kind = OperandKind::kOpaque;  // a field's: its codec's Comparison()
+  const config::Field* field = nullptr;     // null for system keys
 };
 
 // The operand `name` names, or a 400 naming `parameter` ("unknown field" for missing, hidden

@@ -12,7 +12,8 @@
 
 namespace cairn::records::query {
 
-// On SQLite, `q` of 3+ characters goes through the table's trigram index (search_index.hpp).
+// The backend decides how `q` is matched (db/search_index.hpp): on SQLite, 3+ characters go
+// through the table's trigram index.
 Result<Condition> CompileSearch(std::string_view q, const config::Table& table,
                                 const access::TableAccess& access, const db::Dialect& dialect);
 

@@ -2,7 +2,6 @@
 
 #include "codec_test_util.hpp"
 #include "records/fields/registry.hpp"
-#include "schema/physical_model.hpp"
 
 namespace cairn::records::testing {
 namespace {
@@ -65,7 +64,7 @@ TEST(FieldRegistry, EverySchemaCompilesAndNullabilityFollowsRequired) {
   }
 }
 
-// Parse's value kinds match the column each type is stored in (schema::ColumnTypeOf).
+// Parse's value kinds match the column each type is stored in (FieldCodec::Column).
 TEST(FieldRegistry, ParsedValuesMatchTheColumnKind) {
   struct Sample {
     FieldType type;
@@ -98,7 +97,7 @@ TEST(FieldRegistry, ParsedValuesMatchTheColumnKind) {
     const auto field = FieldOf(sample.type);
     auto parsed = Parse(field, sample.input);
     ASSERT_TRUE(parsed.ok()) << parsed.error().message;
-    const auto column = schema::ColumnTypeOf(field);
+    const auto column = CodecOf(field).Column(field);
     ASSERT_TRUE(column.has_value());
     switch (column->kind) {
       case db::ColumnKind::kText:
@@ -123,6 +122,63 @@ TEST(FieldRegistry, ParsedValuesMatchTheColumnKind) {
       default:
         ADD_FAILURE() << "unexpected column kind";
     }
+  }
+}
+
+// What each type declares about itself: its column, how it compares in filters, whether `q`
+// searches it. Written out, so a change to any of them is a visible change here.
+TEST(FieldRegistry, EveryTypeDeclaresItsColumnComparisonAndSearch) {
+  using db::ColumnKind;
+  struct Expected {
+    FieldType type;
+    ColumnKind column;
+    OperandKind comparison;
+    bool searchable;
+  };
+  const Expected expected[] = {
+      {FieldType::kSingleLineText, ColumnKind::kText, OperandKind::kText, true},
+      {FieldType::kLongText, ColumnKind::kText, OperandKind::kText, true},
+      {FieldType::kPhoneNumber, ColumnKind::kText, OperandKind::kText, true},
+      {FieldType::kEmail, ColumnKind::kText, OperandKind::kText, true},
+      {FieldType::kUrl, ColumnKind::kText, OperandKind::kText, true},
+      {FieldType::kInteger, ColumnKind::kInt64, OperandKind::kNumber, false},
+      {FieldType::kDecimal, ColumnKind::kDecimal, OperandKind::kNumber, false},
+      {FieldType::kCurrency, ColumnKind::kDecimal, OperandKind::kNumber, false},
+      {FieldType::kPercentage, ColumnKind::kDecimal, OperandKind::kNumber, false},
+      {FieldType::kDate, ColumnKind::kText, OperandKind::kTemporal, false},
+      {FieldType::kDatetime, ColumnKind::kTimestamp, OperandKind::kTemporal, false},
+      {FieldType::kTime, ColumnKind::kText, OperandKind::kTemporal, false},
+      {FieldType::kCheckbox, ColumnKind::kBool, OperandKind::kCheckbox, false},
+      {FieldType::kSingleSelect, ColumnKind::kText, OperandKind::kOption, true},
+      {FieldType::kMultiSelect, ColumnKind::kJson, OperandKind::kOptions, true},
+      {FieldType::kRelationship, ColumnKind::kInt64, OperandKind::kReference, false},
+      {FieldType::kCreatedBy, ColumnKind::kText, OperandKind::kReference, false},
+      {FieldType::kUpdatedBy, ColumnKind::kText, OperandKind::kReference, false},
+      {FieldType::kDeletedBy, ColumnKind::kText, OperandKind::kReference, false},
+      {FieldType::kUpdatedAt, ColumnKind::kTimestamp, OperandKind::kTemporal, false},
+      {FieldType::kAttachment, ColumnKind::kText, OperandKind::kOpaque, false},
+      {FieldType::kMultipleAttachments, ColumnKind::kJson, OperandKind::kOpaque, false},
+      {FieldType::kDuration, ColumnKind::kInt64, OperandKind::kNumber, false},
+      {FieldType::kJson, ColumnKind::kJson, OperandKind::kOpaque, false},
+  };
+  EXPECT_EQ(std::size(expected), config::AllFieldTypes().size());
+  for (const Expected& e : expected) {
+    SCOPED_TRACE(std::string(config::FieldTypeName(e.type)));
+    const auto field = FieldOf(e.type);  // relationships: many-to-one by default
+    const FieldCodec& codec = CodecOf(field);
+    const auto column = codec.Column(field);
+    ASSERT_TRUE(column.has_value());
+    EXPECT_EQ(column->kind, e.column);
+    EXPECT_EQ(column->scale, e.column == ColumnKind::kDecimal ? field.scale : 0);
+    EXPECT_EQ(codec.Comparison(), e.comparison);
+    EXPECT_EQ(codec.Searchable(), e.searchable);
+  }
+  // One-to-many and many-to-many relationships have no column of their own.
+  auto relationship = FieldOf(FieldType::kRelationship);
+  for (const auto relation :
+       {config::RelationType::kOneToMany, config::RelationType::kManyToMany}) {
+    relationship.relation_type = relation;
+    EXPECT_FALSE(CodecOf(relationship).Column(relationship).has_value());
   }
 }
 

@@ -1,5 +1,5 @@
-// What the live database holds: tables, columns and indexes of the current schema (SQLite:
-// the main database; PostgreSQL: current_schema()).
+// What the live database holds: tables, columns and indexes of the current schema (SQLite: the
+// main database; PostgreSQL: current_schema()). Each backend reads its own catalog.
 #pragma once
 
 #include <string>
@@ -9,7 +9,7 @@
 #include "common/result.hpp"
 #include "db/database.hpp"
 
-namespace cairn::schema {
+namespace cairn::db {
 
 struct LiveColumn {
   std::string name;
@@ -37,6 +37,13 @@ struct LiveSchema {
   const LiveTable* FindTable(std::string_view table) const;
 };
 
-Result<LiveSchema> Introspect(db::Connection& connection);
+class Introspector {
+ public:
+  virtual ~Introspector() = default;
+  virtual Result<LiveSchema> Read(Connection& connection) const = 0;
+};
 
-}  // namespace cairn::schema
+// `text` in ASCII lowercase (catalogs report type names in either case).
+std::string AsciiLower(std::string_view text);
+
+}  // namespace cairn::db
