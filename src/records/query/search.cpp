@@ -1,5 +1,6 @@
 #include "records/query/search.hpp"
 
+#include "common/text.hpp"
 #include "records/limits.hpp"
 #include "records/search_index.hpp"
 #include "schema/physical_model.hpp"
@@ -9,13 +10,6 @@ namespace {
 
 // FTS5's trigram tokenizer matches nothing shorter.
 constexpr std::size_t kTrigramLength = 3;
-
-// Code points of UTF-8 text (continuation bytes are 10xxxxxx).
-std::size_t CodePoints(std::string_view text) {
-  std::size_t count = 0;
-  for (const char c : text) count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return count;
-}
 
 // FTS5 query: the phrase `q` within the given columns (`{a b} : "q"`, quotes doubled).
 std::string MatchQuery(const std::vector<std::string>& columns, std::string_view q) {
@@ -34,10 +28,13 @@ std::string MatchQuery(const std::vector<std::string>& columns, std::string_view
 
 Result<Condition> CompileSearch(std::string_view q, const config::Table& table,
                                 const access::TableAccess& access, const db::Dialect& dialect) {
-  if (q.size() > kMaxSearchLength) {
-    return Error::Validation(
-        "Invalid query parameter",
-        {{"q", "at most " + std::to_string(kMaxSearchLength) + " characters"}});
+  const auto invalid = [](std::string message) {
+    return Error::Validation("Invalid query parameter", {{"q", std::move(message)}});
+  };
+  if (!text::IsValidUtf8(q)) return invalid("must be valid UTF-8 text");
+  if (text::ContainsNul(q)) return invalid("must not contain NUL characters");
+  if (text::CodePoints(q) > kMaxSearchLength) {
+    return invalid("at most " + std::to_string(kMaxSearchLength) + " characters");
   }
   std::vector<const config::Field*> fields;
   for (const config::Field* field : access.ReadableFields()) {
@@ -47,7 +44,7 @@ Result<Condition> CompileSearch(std::string_view q, const config::Table& table,
   if (fields.empty()) return Condition{"1 = 0", {}};  // nothing can match
   // SQLite: the trigram index answers substrings of 3+ characters; shorter ones scan.
   const auto index = SearchIndexSql(table);
-  if (!dialect.is_postgres() && index && CodePoints(q) >= kTrigramLength) {
+  if (!dialect.is_postgres() && index && text::CodePoints(q) >= kTrigramLength) {
     std::vector<std::string> columns;
     for (const config::Field* field : fields) columns.push_back(*schema::ColumnNameOf(*field));
     condition.sql = "\"id\" IN (SELECT rowid FROM " + *index + " WHERE " + *index + " MATCH ?)";
