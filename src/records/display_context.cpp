@@ -7,7 +7,7 @@
 namespace cairn::records {
 
 Status CheckTimeZone(std::string_view timezone) {
-  if (text::ContainsNul(timezone) || (!timezone.empty() && !config::IsKnownTimeZone(timezone))) {
+  if (text::ContainsNul(timezone) || !config::IsKnownTimeZone(timezone)) {
     return Error::Validation("Invalid query parameter",
                              {{"timezone",
                                "must be an IANA time zone such as Europe/Paris or "
@@ -17,7 +17,7 @@ Status CheckTimeZone(std::string_view timezone) {
 }
 
 Result<DisplayContext> DisplayContext::Make(std::string_view timezone) {
-  CAIRN_TRY(CheckTimeZone(timezone));
+  if (!timezone.empty()) CAIRN_TRY(CheckTimeZone(timezone));
   return DisplayContext(std::string(timezone));
 }
 

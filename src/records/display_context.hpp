@@ -15,8 +15,8 @@ namespace display {
 class FormatterCache;  // display/formatter_cache.hpp
 }
 
-// `timezone` (a `?timezone=` value; empty: none) when it names an IANA zone, else the 400 naming
-// `timezone`. A name holding NUL is refused before the lookup: cut there, it could be real.
+// Ok when `timezone` (a `?timezone=` value) names an IANA zone, else the 400 naming `timezone`.
+// A name holding NUL is refused before the lookup: cut there, it could name a real zone.
 Status CheckTimeZone(std::string_view timezone);
 
 class DisplayContext {

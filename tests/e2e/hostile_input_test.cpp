@@ -60,7 +60,8 @@ class HostileInput : public ::testing::Test {
   // The ids a list answers with.
   std::vector<std::string> Ids(const HttpResult& list) {
     std::vector<std::string> ids;
-    for (const auto& record : list.Json().at("records").as_array()) {
+    const boost::json::value json = list.Json();
+    for (const auto& record : json.at("records").as_array()) {
       ids.emplace_back(record.at("id").as_string());
     }
     return ids;
