@@ -130,8 +130,9 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
   }
 
   Result<Response> Create(Request& request, const Target& target) {
-    CAIRN_ASSIGN_OR_RETURN(std::string record,
-                           records_.Create(*target.table, target.actor, *request.json));
+    CAIRN_ASSIGN_OR_RETURN(
+        std::string record,
+        records_.Create(*target.table, target.actor, *request.json, request.json_numbers));
     return Response::RawJson(201, std::move(record));
   }
 
@@ -171,14 +172,16 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
   }
 
   Result<Response> CreateMany(Request& request, const Target& target) {
-    CAIRN_ASSIGN_OR_RETURN(std::string out,
-                           records_.CreateMany(*target.table, target.actor, *request.json));
+    CAIRN_ASSIGN_OR_RETURN(
+        std::string out,
+        records_.CreateMany(*target.table, target.actor, *request.json, request.json_numbers));
     return Response::RawJson(201, std::move(out));
   }
 
   Result<Response> UpdateMany(Request& request, const Target& target) {
-    CAIRN_ASSIGN_OR_RETURN(std::string out,
-                           records_.UpdateMany(*target.table, target.actor, *request.json));
+    CAIRN_ASSIGN_OR_RETURN(
+        std::string out,
+        records_.UpdateMany(*target.table, target.actor, *request.json, request.json_numbers));
     return Response::RawJson(200, std::move(out));
   }
 
@@ -195,8 +198,8 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
   }
 
   Result<Response> Upsert(Request& request, const Target& target) {
-    CAIRN_ASSIGN_OR_RETURN(std::string out,
-                           records_.Upsert(*target.table, target.actor, *request.json));
+    CAIRN_ASSIGN_OR_RETURN(std::string out, records_.Upsert(*target.table, target.actor,
+                                                            *request.json, request.json_numbers));
     return Response::RawJson(200, std::move(out));
   }
 
@@ -208,8 +211,9 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
   }
 
   Result<Response> Update(Request& request, const Target& target) {
-    CAIRN_ASSIGN_OR_RETURN(std::string record, records_.Update(*target.table, target.actor,
-                                                               target.record_id, *request.json));
+    CAIRN_ASSIGN_OR_RETURN(std::string record,
+                           records_.Update(*target.table, target.actor, target.record_id,
+                                           *request.json, request.json_numbers));
     return Response::RawJson(200, std::move(record));
   }
 

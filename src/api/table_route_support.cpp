@@ -3,7 +3,6 @@
 #include <charconv>
 
 #include "api/session_layer.hpp"
-#include "config/locale_data.hpp"
 
 namespace cairn::api {
 
@@ -37,12 +36,7 @@ Result<records::ReadFormat> ParseReadFormat(const http::Request& request) {
     format.display = *text == "display";
   }
   if (const auto zone = request.Query("timezone")) {
-    if (!config::IsKnownTimeZone(*zone)) {
-      return Error::Validation("Invalid query parameter",
-                               {{"timezone",
-                                 "must be an IANA time zone such as Europe/Paris or "
-                                 "America/New_York"}});
-    }
+    CAIRN_TRY(records::CheckTimeZone(*zone));
     format.timezone = std::string(*zone);
   }
   return format;

@@ -11,6 +11,7 @@
 #include "auth/password.hpp"
 #include "auth/session_store.hpp"
 #include "common/crypto.hpp"
+#include "common/email.hpp"
 #include "common/log.hpp"
 #include "common/time.hpp"
 #include "db/db_error.hpp"
@@ -45,25 +46,13 @@ std::string NormalizeEmail(std::string_view email) {
   while (!email.empty() && std::isspace(static_cast<unsigned char>(email.back()))) {
     email.remove_suffix(1);
   }
-  if (email.empty() || email.size() > kMaxEmailLength) return {};
-  const std::size_t at = email.find('@');
-  if (at == 0 || at == std::string_view::npos || email.find('@', at + 1) != std::string_view::npos)
-    return {};
-  const std::string_view domain = email.substr(at + 1);
-  const std::size_t dot = domain.find('.');
-  if (domain.empty() || dot == 0 || dot == std::string_view::npos || domain.back() == '.')
-    return {};
+  if (email.size() > kMaxEmailLength || !cairn::email::IsValidAddress(email)) return {};
+  // Better Auth (zod) also wants a dot in the domain: `a@localhost` is no sign-up address.
+  if (email.find('.', email.find('@')) == std::string_view::npos) return {};
   std::string normalized;
   normalized.reserve(email.size());
-  for (char c : email) {
-    const auto byte = static_cast<unsigned char>(c);
-    // Control characters, spaces and the characters that break headers or lists are refused.
-    if (byte <= 0x20 || byte == 0x7F || c == ',' || c == '<' || c == '>' || c == '"' || c == '(' ||
-        c == ')' || c == ';' || c == '\\') {
-      return {};
-    }
-    normalized.push_back(static_cast<char>(std::tolower(byte)));
-  }
+  for (char c : email)
+    normalized.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
   return normalized;
 }
 

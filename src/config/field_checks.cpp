@@ -4,6 +4,7 @@
 #include <optional>
 #include <string_view>
 
+#include "common/email.hpp"
 #include "common/json.hpp"
 #include "config/check_helpers.hpp"
 #include "config/locale_data.hpp"
@@ -36,7 +37,7 @@ class FieldValueChecker {
         CheckNumberField(type, f, path);
         break;
       case FieldType::kEmail:
-        if (auto text = StringAt(f, "default"); text && !IsValidEmail(*text)) {
+        if (auto text = StringAt(f, "default"); text && !email::IsValidAddress(*text)) {
           Add(PathKey(path, "default"),
               "'" + std::string(*text) + "' is not a valid email address");
         }

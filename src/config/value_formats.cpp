@@ -2,7 +2,6 @@
 
 #include <array>
 #include <charconv>
-#include <regex>
 #include <string>
 
 #include <boost/url/parse.hpp>
@@ -27,11 +26,6 @@ bool IsLeapYear(int year) {
 }
 
 }  // namespace
-
-bool IsValidEmail(std::string_view text) {
-  static const std::regex kEmail(R"(^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$)", std::regex::ECMAScript);
-  return text.size() <= 254 && std::regex_match(text.begin(), text.end(), kEmail);
-}
 
 bool IsValidUrl(std::string_view text) {
   auto url = boost::urls::parse_absolute_uri(text);

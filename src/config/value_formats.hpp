@@ -5,7 +5,6 @@
 
 namespace cairn::config {
 
-bool IsValidEmail(std::string_view text);
 // An absolute URL whose scheme is http, https, ftp, mailto or tel.
 bool IsValidUrl(std::string_view text);
 // `YYYY-MM-DD`, a real calendar date.

@@ -3,10 +3,10 @@
 #include <array>
 #include <random>
 
-#include <boost/json/parse.hpp>
 #include <boost/url/parse.hpp>
 
 #include "common/log.hpp"
+#include "http/json_body.hpp"
 #include "http/limits.hpp"
 
 namespace cairn::http {
@@ -20,15 +20,6 @@ bool IsSafeRequestId(std::string_view id) {
     if (!ok) return false;
   }
   return true;
-}
-
-bool IsJsonContentType(std::string_view content_type) {
-  const std::size_t semicolon = content_type.find(';');
-  std::string_view media = content_type.substr(0, semicolon);
-  while (!media.empty() && media.back() == ' ') media.remove_suffix(1);
-  std::string lowered(media);
-  for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lowered == "application/json" || lowered.ends_with("+json");
 }
 
 std::optional<Error> ParseTarget(std::string_view target, Request& request,
@@ -46,38 +37,6 @@ std::optional<Error> ParseTarget(std::string_view target, Request& request,
   for (auto param : url.params()) {
     request.query.emplace_back(std::move(param.key), std::move(param.value));
   }
-  return std::nullopt;
-}
-
-std::optional<Error> ParseJsonBody(const BeastRequest& raw, const CompiledRoute& route,
-                                   Request& request) {
-  const std::string& body = raw.body();
-  if (body.empty()) return Error::Validation("Request body must be a JSON document");
-  if (!IsJsonContentType(request.Header("Content-Type"))) {
-    return Error::Validation("Content-Type must be application/json");
-  }
-  boost::json::parse_options options;
-  options.max_depth = kMaxJsonDepth;
-  boost::system::error_code ec;
-  boost::json::value value = boost::json::parse(body, ec, {}, options);
-  if (ec) {
-    if (ec == boost::json::error::too_deep) {
-      return Error::Validation("JSON nesting exceeds " + std::to_string(kMaxJsonDepth) + " levels");
-    }
-    return Error::Validation("Malformed JSON body: " + ec.message());
-  }
-  if (route.body_schema) {
-    std::vector<json::SchemaIssue> issues;
-    if (!route.body_schema->Validate(value, issues)) {
-      std::vector<FieldError> errors;
-      errors.reserve(issues.size());
-      for (auto& issue : issues) {
-        errors.push_back({std::move(issue.path), std::move(issue.message)});
-      }
-      return Error::Validation("Request body is invalid", std::move(errors));
-    }
-  }
-  request.json = std::move(value);
   return std::nullopt;
 }
 

@@ -12,6 +12,8 @@
 #include <boost/beast/http/string_body.hpp>
 #include <boost/json/value.hpp>
 
+#include "common/json_input.hpp"
+
 namespace cairn::http {
 
 using BeastRequest = boost::beast::http::request<boost::beast::http::string_body>;
@@ -24,6 +26,7 @@ struct Request {
   Params path_params;                      // {name} segments of the route
   Params query;                            // percent-decoded, in order
   std::optional<boost::json::value> json;  // parsed when the route declares a body schema
+  json::NumberTexts json_numbers;          // the written text of json's non-integer numbers
   std::string request_id;
   std::string client_address;  // the socket peer; the rate-limit layer resolves proxies
   // Who is calling, set by the session layer for routes that use a session (api/session_layer).

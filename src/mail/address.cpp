@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/email.hpp"
 #include "mail/limits.hpp"
 #include "mail/mime.hpp"
 
@@ -18,38 +19,9 @@ bool IsAtext(char c) {
   return IsAlnum(c) || (c != '\0' && std::strchr("!#$%&'*+-/=?^_`{|}~", c) != nullptr);
 }
 
-// Dot-atom local part (no quoted local parts: no real sign-up needs them).
-bool IsValidLocalPart(std::string_view local) {
-  if (local.empty() || local.size() > kMaxLocalPartLength) return false;
-  if (local.front() == '.' || local.back() == '.') return false;
-  if (local.find("..") != std::string_view::npos) return false;
-  return std::all_of(local.begin(), local.end(), [](char c) { return c == '.' || IsAtext(c); });
-}
-
-// A host name: LDH labels separated by dots (`localhost` is allowed: development setups).
-bool IsValidDomain(std::string_view domain) {
-  if (domain.empty()) return false;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t dot = domain.find('.', start);
-    const std::string_view label = domain.substr(start, dot - start);
-    if (label.empty() || label.size() > kMaxDomainLabelLength) return false;
-    if (label.front() == '-' || label.back() == '-') return false;
-    for (char c : label) {
-      if (!IsAlnum(c) && c != '-') return false;
-    }
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
+// The users' address grammar (common/email.hpp), with SMTP's 64-octet local part (RFC 5321).
 bool IsValidAddress(std::string_view address) {
-  if (address.size() > kMaxAddressLength) return false;
-  const std::size_t at = address.find('@');
-  if (at == std::string_view::npos || address.find('@', at + 1) != std::string_view::npos) {
-    return false;
-  }
-  return IsValidLocalPart(address.substr(0, at)) && IsValidDomain(address.substr(at + 1));
+  return email::IsValidAddress(address) && address.find('@') <= kMaxLocalPartLength;
 }
 
 std::string_view Trim(std::string_view text) {

@@ -12,10 +12,8 @@ namespace cairn::mail {
 inline constexpr std::chrono::milliseconds kConnectTimeout{10'000};
 inline constexpr std::chrono::milliseconds kTotalTimeout{30'000};
 
-// RFC 5321 §4.5.3.1: 64 octets of local part, 254 for the whole path without angle brackets.
+// RFC 5321 §4.5.3.1: 64 octets of local part (the whole path's 254 is common/email.hpp's).
 inline constexpr std::size_t kMaxLocalPartLength = 64;
-inline constexpr std::size_t kMaxAddressLength = 254;
-inline constexpr std::size_t kMaxDomainLabelLength = 63;
 // Display names and subjects longer than this are refused rather than folded over many lines.
 inline constexpr std::size_t kMaxDisplayNameBytes = 200;
 inline constexpr std::size_t kMaxSubjectBytes = 900;

@@ -1,17 +1,23 @@
 #include "records/display_context.hpp"
 
+#include "common/text.hpp"
 #include "config/locale_data.hpp"
 #include "records/display/formatter_cache.hpp"
 
 namespace cairn::records {
 
-Result<DisplayContext> DisplayContext::Make(std::string_view timezone) {
-  if (!timezone.empty() && !config::IsKnownTimeZone(timezone)) {
+Status CheckTimeZone(std::string_view timezone) {
+  if (text::ContainsNul(timezone) || !config::IsKnownTimeZone(timezone)) {
     return Error::Validation("Invalid query parameter",
                              {{"timezone",
                                "must be an IANA time zone such as Europe/Paris or "
                                "America/New_York"}});
   }
+  return {};
+}
+
+Result<DisplayContext> DisplayContext::Make(std::string_view timezone) {
+  if (!timezone.empty()) CAIRN_TRY(CheckTimeZone(timezone));
   return DisplayContext(std::string(timezone));
 }
 

@@ -15,6 +15,10 @@ namespace display {
 class FormatterCache;  // display/formatter_cache.hpp
 }
 
+// Ok when `timezone` (a `?timezone=` value) names an IANA zone, else the 400 naming `timezone`.
+// A name holding NUL is refused before the lookup: cut there, it could name a real zone.
+Status CheckTimeZone(std::string_view timezone);
+
 class DisplayContext {
  public:
   // `timezone` is the request's `?timezone=` (empty: each field's own zone, else UTC). An unknown

@@ -6,6 +6,21 @@ bool FieldCodec::Writable(const config::Field& /*field*/) const {
   return true;
 }
 
+Result<db::Value> FieldCodec::ParseWritten(const config::Field& field,
+                                           const boost::json::value& input,
+                                           std::string_view /*written*/) const {
+  return Parse(field, input);
+}
+
+Result<db::Value> ParseFieldValue(const config::Field& field, const boost::json::value& input,
+                                  const json::NumberTexts& numbers) {
+  const FieldCodec& codec = CodecOf(field);
+  if (const std::string* written = numbers.Find(input)) {
+    return codec.ParseWritten(field, input, *written);
+  }
+  return codec.Parse(field, input);
+}
+
 void FieldCodec::AppendDisplay(const config::Field& field, const db::Row& row, int column,
                                DisplayContext& context, std::string& out) const {
   if (row.IsNull(column)) {

@@ -13,6 +13,7 @@
 
 #include <boost/json/value.hpp>
 
+#include "common/json_input.hpp"
 #include "common/result.hpp"
 #include "config/model.hpp"
 #include "db/dialect.hpp"
@@ -60,6 +61,13 @@ class FieldCodec {
   virtual Result<db::Value> Parse(const config::Field& field,
                                   const boost::json::value& input) const = 0;
 
+  // Parse for a JSON number `input` that the client wrote as `written` (kept by the JSON
+  // parser for fractions, exponents and integers beyond 64 bits, where a double loses digits).
+  // The exact-number types check the written text (D9); the others take the parsed number.
+  virtual Result<db::Value> ParseWritten(const config::Field& field,
+                                         const boost::json::value& input,
+                                         std::string_view written) const;
+
   // Appends the JSON of the value in `column` of `row` (`null` when the column is NULL).
   virtual void AppendJson(const config::Field& field, const db::Row& row, int column,
                           std::string& out) const = 0;
@@ -79,6 +87,10 @@ class FieldCodec {
   virtual void AppendDisplayValue(const config::Field& field, const db::Row& row, int column,
                                   DisplayContext& context, std::string& out) const;
 };
+
+// The codec's ParseWritten when `numbers` holds the text `input` was written as, else its Parse.
+Result<db::Value> ParseFieldValue(const config::Field& field, const boost::json::value& input,
+                                  const json::NumberTexts& numbers);
 
 // The codec of a field type; every type has one.
 const FieldCodec& CodecOf(config::FieldType type);

@@ -75,7 +75,8 @@ Error AtItem(Error error, std::string path) {
 }  // namespace
 
 Result<std::string> RecordService::CreateMany(const config::Table& table, const Actor& actor,
-                                              const boost::json::value& body) {
+                                              const boost::json::value& body,
+                                              const json::NumberTexts& numbers) {
   const access::TableAccess& access = access_.For(table, actor.role);
   if (!access.Can(Action::kRead)) return TableNotFound();
   if (!access.Can(Action::kCreate)) return Denied("create");
@@ -87,7 +88,7 @@ Result<std::string> RecordService::CreateMany(const config::Table& table, const 
     const std::string path = Indexed("records", i) + ".fields";
     const auto& item = (*items)[i];
     const auto* fields = item.is_object() ? item.get_object().if_contains("fields") : nullptr;
-    auto writes = ParseFieldWrites(table, access, fields, WriteKind::kCreate, path);
+    auto writes = ParseFieldWrites(table, access, fields, numbers, WriteKind::kCreate, path);
     if (!writes.ok()) {
       for (auto& error : writes.error().errors) errors.push_back(std::move(error));
       continue;
@@ -125,7 +126,8 @@ Result<std::string> RecordService::CreateMany(const config::Table& table, const 
 }
 
 Result<std::string> RecordService::UpdateMany(const config::Table& table, const Actor& actor,
-                                              const boost::json::value& body) {
+                                              const boost::json::value& body,
+                                              const json::NumberTexts& numbers) {
   const access::TableAccess& access = access_.For(table, actor.role);
   if (!access.Can(Action::kRead)) return TableNotFound();
   CAIRN_ASSIGN_OR_RETURN(const boost::json::array* items, BatchItems(body, "records"));
@@ -153,8 +155,8 @@ Result<std::string> RecordService::UpdateMany(const config::Table& table, const 
         errors.push_back({path + ".updatedAt", "must be the record's updatedAt timestamp"});
       }
     }
-    auto writes = ParseFieldWrites(table, access, object->if_contains("fields"), WriteKind::kUpdate,
-                                   path + ".fields");
+    auto writes = ParseFieldWrites(table, access, object->if_contains("fields"), numbers,
+                                   WriteKind::kUpdate, path + ".fields");
     if (!writes.ok()) {
       for (auto& error : writes.error().errors) errors.push_back(std::move(error));
       continue;

@@ -23,7 +23,8 @@ bool IsMissing(const config::Field& field, const db::Value& value) {
 
 Result<std::vector<FieldWrite>> ParseFieldWrites(const config::Table& table,
                                                  const access::TableAccess& access,
-                                                 const boost::json::value* fields, WriteKind kind,
+                                                 const boost::json::value* fields,
+                                                 const json::NumberTexts& numbers, WriteKind kind,
                                                  std::string_view path) {
   if (fields == nullptr || !fields->is_object()) {
     return Error::Validation("The body needs a `fields` object",
@@ -51,7 +52,7 @@ Result<std::vector<FieldWrite>> ParseFieldWrites(const config::Table& table,
       fail(name, "you may not write this field");
       continue;
     }
-    auto parsed = CodecOf(*field).Parse(*field, input);
+    auto parsed = ParseFieldValue(*field, input, numbers);
     if (!parsed.ok()) {
       fail(name, parsed.error().message);
       continue;

@@ -11,6 +11,7 @@
 #include <boost/json/value.hpp>
 
 #include "access/table_access.hpp"
+#include "common/json_input.hpp"
 #include "common/result.hpp"
 #include "config/model.hpp"
 #include "db/value.hpp"
@@ -24,11 +25,12 @@ struct FieldWrite {
 
 enum class WriteKind { kCreate, kUpdate };
 
-// `fields` is the body's `fields` member; `path` names it in errors (`fields`,
-// `records[3].fields`).
+// `fields` is the body's `fields` member and `numbers` the written text of the body's numbers;
+// `path` names it in errors (`fields`, `records[3].fields`).
 Result<std::vector<FieldWrite>> ParseFieldWrites(const config::Table& table,
                                                  const access::TableAccess& access,
-                                                 const boost::json::value* fields, WriteKind kind,
+                                                 const boost::json::value* fields,
+                                                 const json::NumberTexts& numbers, WriteKind kind,
                                                  std::string_view path);
 
 }  // namespace cairn::records

@@ -47,14 +47,15 @@ const RecordReader& RecordService::ReaderOf(const config::Table& table) const {
 }
 
 Result<std::string> RecordService::Create(const config::Table& table, const Actor& actor,
-                                          const boost::json::value& body) {
+                                          const boost::json::value& body,
+                                          const json::NumberTexts& numbers) {
   const access::TableAccess& access = access_.For(table, actor.role);
   if (!access.Can(Action::kRead)) return TableNotFound();
   if (!access.Can(Action::kCreate)) return Denied("create");
   const boost::json::value* fields =
       body.is_object() ? body.get_object().if_contains("fields") : nullptr;
-  CAIRN_ASSIGN_OR_RETURN(auto writes,
-                         ParseFieldWrites(table, access, fields, WriteKind::kCreate, "fields"));
+  CAIRN_ASSIGN_OR_RETURN(
+      auto writes, ParseFieldWrites(table, access, fields, numbers, WriteKind::kCreate, "fields"));
   const RecordReader& reader = ReaderOf(table);
   std::string record;
   CAIRN_TRY(UniqueAsValidation(
@@ -90,7 +91,8 @@ Result<std::string> RecordService::Get(const config::Table& table, const Actor& 
 }
 
 Result<std::string> RecordService::Update(const config::Table& table, const Actor& actor,
-                                          std::int64_t id, const boost::json::value& body) {
+                                          std::int64_t id, const boost::json::value& body,
+                                          const json::NumberTexts& numbers) {
   const access::TableAccess& access = access_.For(table, actor.role);
   if (!access.Can(Action::kRead)) return TableNotFound();
   const boost::json::object* object = body.is_object() ? &body.get_object() : nullptr;
@@ -111,8 +113,8 @@ Result<std::string> RecordService::Update(const config::Table& table, const Acto
         if (!before.found || before.deleted) return RecordNotFound();
         if (!access.Can(Action::kUpdate)) return Denied("update");
         const boost::json::value* fields = object ? object->if_contains("fields") : nullptr;
-        CAIRN_ASSIGN_OR_RETURN(
-            auto writes, ParseFieldWrites(table, access, fields, WriteKind::kUpdate, "fields"));
+        CAIRN_ASSIGN_OR_RETURN(auto writes, ParseFieldWrites(table, access, fields, numbers,
+                                                             WriteKind::kUpdate, "fields"));
         if (expected_updated_at && *expected_updated_at != before.updated_at) {
           return Error::Conflict("The record was changed since it was read (updatedAt differs)");
         }

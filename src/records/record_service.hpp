@@ -15,6 +15,7 @@
 #include <boost/json/value.hpp>
 
 #include "access/access_index.hpp"
+#include "common/json_input.hpp"
 #include "common/result.hpp"
 #include "config/model.hpp"
 #include "db/database.hpp"
@@ -57,13 +58,15 @@ class RecordService {
   RecordService(db::Database& database, const config::AppConfig& config,
                 const access::AccessIndex& access);
 
+  // Writes take the body and the written text of its numbers (request.json_numbers), so exact
+  // decimals are checked on what the client sent (D9).
   Result<std::string> Create(const config::Table& table, const Actor& actor,
-                             const boost::json::value& body);
+                             const boost::json::value& body, const json::NumberTexts& numbers);
   Result<std::string> Get(const config::Table& table, const Actor& actor, std::int64_t id,
                           const ReadFormat& format = {});
   // `body` may carry `updatedAt`: when it differs from the stored one → 409, nothing written.
   Result<std::string> Update(const config::Table& table, const Actor& actor, std::int64_t id,
-                             const boost::json::value& body);
+                             const boost::json::value& body, const json::NumberTexts& numbers);
   Status Delete(const config::Table& table, const Actor& actor, std::int64_t id, bool permanent);
   Result<std::string> Restore(const config::Table& table, const Actor& actor, std::int64_t id);
   Result<std::string> List(const config::Table& table, const Actor& actor,
@@ -71,9 +74,11 @@ class RecordService {
   // Batches (D34): all or nothing; more than kMaxBatchItems items → 413. Errors name the item:
   // `records[3].fields.email`, `ids[2]`.
   Result<std::string> CreateMany(const config::Table& table, const Actor& actor,
-                                 const boost::json::value& body);  // {created, records}
+                                 const boost::json::value& body,
+                                 const json::NumberTexts& numbers);  // {created, records}
   Result<std::string> UpdateMany(const config::Table& table, const Actor& actor,
-                                 const boost::json::value& body);  // {updated, records}
+                                 const boost::json::value& body,
+                                 const json::NumberTexts& numbers);  // {updated, records}
   Result<std::string> DeleteMany(const config::Table& table, const Actor& actor,
                                  const boost::json::value& body);  // {deleted}
   Result<std::string> RestoreMany(const config::Table& table, const Actor& actor,
@@ -81,7 +86,7 @@ class RecordService {
   // Upsert (D33): `{fields, matchFields|fieldsToMergeOn}` → {id, operation, record}; the batch
   // form `{records:[{fields}], fieldsToMergeOn}` → {records, created, updated}.
   Result<std::string> Upsert(const config::Table& table, const Actor& actor,
-                             const boost::json::value& body);
+                             const boost::json::value& body, const json::NumberTexts& numbers);
 
   Result<std::string> History(const config::Table& table, const Actor& actor, std::int64_t id,
                               const HistoryOptions& options);

@@ -50,12 +50,13 @@ Result<std::vector<const config::Field*>> MatchFields(const config::Table& table
 
 Result<UpsertItem> ParseItem(const config::Table& table, const access::TableAccess& access,
                              const std::vector<const config::Field*>& match,
-                             const boost::json::value* fields, const std::string& path) {
+                             const boost::json::value* fields, const json::NumberTexts& numbers,
+                             const std::string& path) {
   UpsertItem item;
-  CAIRN_ASSIGN_OR_RETURN(item.update_writes,
-                         ParseFieldWrites(table, access, fields, WriteKind::kUpdate, path));
+  CAIRN_ASSIGN_OR_RETURN(item.update_writes, ParseFieldWrites(table, access, fields, numbers,
+                                                              WriteKind::kUpdate, path));
   // Creation also needs the required fields; that only matters when nothing matches.
-  auto create = ParseFieldWrites(table, access, fields, WriteKind::kCreate, path);
+  auto create = ParseFieldWrites(table, access, fields, numbers, WriteKind::kCreate, path);
   if (create.ok()) {
     item.create_writes = std::move(create).value();
   } else {
@@ -78,7 +79,8 @@ Result<UpsertItem> ParseItem(const config::Table& table, const access::TableAcce
 }  // namespace
 
 Result<std::string> RecordService::Upsert(const config::Table& table, const Actor& actor,
-                                          const boost::json::value& body) {
+                                          const boost::json::value& body,
+                                          const json::NumberTexts& numbers) {
   const access::TableAccess& access = access_.For(table, actor.role);
   if (!access.Can(Action::kRead)) return TableNotFound();
   if (!body.is_object()) return Error::Validation("The body must be an object");
@@ -103,7 +105,7 @@ Result<std::string> RecordService::Upsert(const config::Table& table, const Acto
     const auto* fields = holder.is_object() ? holder.get_object().if_contains("fields") : nullptr;
     const std::string path =
         batch ? "records[" + std::to_string(i) + "].fields" : std::string("fields");
-    auto item = ParseItem(table, access, match, fields, path);
+    auto item = ParseItem(table, access, match, fields, numbers, path);
     if (!item.ok()) {
       for (auto& error : item.error().errors) errors.push_back(std::move(error));
       continue;

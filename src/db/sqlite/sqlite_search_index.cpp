@@ -3,6 +3,7 @@
 #include <set>
 
 #include "common/crypto.hpp"
+#include "common/text.hpp"
 #include "db/sqlite/sqlite_schema_objects.hpp"
 
 namespace cairn::db::sqlite {
@@ -28,13 +29,6 @@ std::string Columns(const SearchTable& table, std::string_view row = {}) {
     out += std::string(row) + Identifier(column.name).quoted();
   }
   return out;
-}
-
-// Code points of UTF-8 text (continuation bytes are 10xxxxxx).
-std::size_t CodePoints(std::string_view text) {
-  std::size_t count = 0;
-  for (const char c : text) count += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return count;
 }
 
 // FTS5 query: the phrase `q` within the given columns (`{a b} : "q"`, quotes doubled).
@@ -125,7 +119,7 @@ class SqliteSearchIndexImpl final : public SearchIndex {
   void AppendMatch(const SearchTable& table, std::span<const SearchColumn> searched,
                    std::string_view q, std::string& sql,
                    std::vector<Value>& params) const override {
-    if (CodePoints(q) < kTrigramLength) {
+    if (text::CodePoints(q) < kTrigramLength) {
       AppendScanMatch(Dialect::Sqlite(), searched, q, sql, params);
       return;
     }

@@ -3,39 +3,12 @@
 #include <boost/json/array.hpp>
 
 #include "common/json.hpp"
+#include "common/text.hpp"
 
 namespace cairn::records::fields {
 namespace {
 
 constexpr std::size_t kQuotedChars = 40;
-
-// Length of the UTF-8 sequence starting at text[i], or 0 when it is malformed.
-std::size_t SequenceLength(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  if (lead < 0x80) return 1;
-  std::size_t length = 0;
-  unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    if (lead == 0xE0) low = 0xA0;   // overlong
-    if (lead == 0xED) high = 0x9F;  // surrogates
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    if (lead == 0xF0) low = 0x90;   // overlong
-    if (lead == 0xF4) high = 0x8F;  // above U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) return 0;
-  if (byte(i + 1) < low || byte(i + 1) > high) return 0;
-  for (std::size_t k = 2; k < length; ++k) {
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-  }
-  return length;
-}
 
 bool ControlAllowed(unsigned char c, Controls controls) {
   switch (controls) {
@@ -103,7 +76,7 @@ std::string_view KindName(const boost::json::value& input) {
 std::string Quoted(std::string_view text) {
   std::size_t end = 0, chars = 0;
   while (end < text.size() && chars < kQuotedChars) {
-    const std::size_t length = SequenceLength(text, end);
+    const std::size_t length = cairn::text::Utf8SequenceLength(text, end);
     end += length == 0 ? 1 : length;
     ++chars;
   }
@@ -122,28 +95,11 @@ std::string JoinList(const std::vector<std::string>& words) {
   return out;
 }
 
-bool IsValidUtf8(std::string_view text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const std::size_t length = SequenceLength(text, i);
-    if (length == 0) return false;
-    i += length;
-  }
-  return true;
-}
-
-std::size_t CharCount(std::string_view text) {
-  std::size_t count = 0;
-  for (const char c : text) {
-    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++count;
-  }
-  return count;
-}
-
 std::optional<Error> CheckText(const boost::json::value& input, const TextRules& rules,
                                std::string_view expected) {
   if (!input.is_string()) return WrongKind(input, expected);
   const std::string_view text = input.get_string();
-  if (!IsValidUtf8(text)) return Invalid("must be valid UTF-8 text");
+  if (!cairn::text::IsValidUtf8(text)) return Invalid("must be valid UTF-8 text");
   std::size_t chars = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const auto c = static_cast<unsigned char>(text[i]);

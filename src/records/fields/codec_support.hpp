@@ -35,11 +35,6 @@ std::string Quoted(std::string_view text);
 // `a, b, c`
 std::string JoinList(const std::vector<std::string>& words);
 
-// Well-formed UTF-8 (no overlong forms, surrogates or code points above U+10FFFF).
-bool IsValidUtf8(std::string_view text);
-// Code points of valid UTF-8 text.
-std::size_t CharCount(std::string_view text);
-
 // Which control characters a text may hold. C1 controls (U+0080–U+009F), DEL and NUL are never
 // allowed; C0 controls only as listed.
 enum class Controls { kNone, kTab, kTabAndLineBreaks };

@@ -1,7 +1,9 @@
 // decimal, currency, percentage (D9): exact numbers with the field's number of decimal places,
 // bound as db::Decimal{units, scale}. Values with more places than the field keeps are refused,
-// never rounded; JSON numbers are read from their shortest decimal form, and numeric strings
-// (`"12.50"`) are accepted for values a JSON number cannot carry exactly.
+// never rounded. A number from a request is read from the text the client wrote (ParseWritten:
+// `1.0000000000000000000001` is refused, not rounded to 1); one without its text (a config
+// default) from its shortest decimal form, refused beyond 15 significant digits. Numeric strings
+// (`"12.50"`) are accepted too.
 #include <limits>
 
 #include "db/decimal.hpp"
@@ -67,6 +69,12 @@ class DecimalCodecImpl final : public FieldCodec {
     }
     if (auto error = CheckBounds(field, *number)) return std::move(*error);
     return db::Value(db::Decimal{units, scale});
+  }
+
+  // The written text is a numeric string, which Parse reads exactly.
+  Result<db::Value> ParseWritten(const config::Field& field, const boost::json::value& /*input*/,
+                                 std::string_view written) const override {
+    return Parse(field, boost::json::value(boost::json::string_view(written)));
   }
 
   void AppendJson(const config::Field& field, const db::Row& row, int column,

@@ -1,12 +1,12 @@
-// email: `local@domain.tld`, at most 254 characters, stored as written.
-#include "config/value_formats.hpp"
+// email: an address by the WHATWG grammar browsers use (common/email.hpp), stored as written.
+#include "common/email.hpp"
 #include "records/fields/codec_support.hpp"
 #include "records/fields/codecs.hpp"
 
 namespace cairn::records::fields {
 namespace {
 
-constexpr std::size_t kMaxChars = 254;
+constexpr std::size_t kMaxChars = email::kMaxAddressLength;
 constexpr std::string_view kAccepted = "an email address such as name@example.com";
 
 class EmailCodecImpl final : public TextColumnCodec {
@@ -18,7 +18,7 @@ class EmailCodecImpl final : public TextColumnCodec {
       return std::move(*error);
     }
     const std::string_view text = input.get_string();
-    if (!config::IsValidEmail(text)) {
+    if (!email::IsValidAddress(text)) {
       return Invalid("must be " + std::string(kAccepted) + "; got " + Quoted(text));
     }
     return db::Value(std::string(text));

@@ -22,6 +22,12 @@ class IntegerCodecImpl final : public FieldCodec {
     return db::Value(value);
   }
 
+  // The written text is a numeric string, which Parse reads exactly.
+  Result<db::Value> ParseWritten(const config::Field& field, const boost::json::value& /*input*/,
+                                 std::string_view written) const override {
+    return Parse(field, boost::json::value(boost::json::string_view(written)));
+  }
+
   void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
                   std::string& out) const override {
     if (row.IsNull(column)) {

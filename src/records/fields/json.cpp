@@ -7,6 +7,7 @@
 
 #include "common/json.hpp"
 #include "common/json_schema.hpp"
+#include "common/text.hpp"
 #include "records/fields/codec_support.hpp"
 #include "records/fields/codecs.hpp"
 
@@ -17,7 +18,7 @@ constexpr std::size_t kMaxIssuesReported = 5;
 
 // Valid UTF-8 without NUL (PostgreSQL's JSONB cannot hold \u0000).
 bool IsStorableText(std::string_view text) {
-  return IsValidUtf8(text) && text.find('\0') == std::string_view::npos;
+  return cairn::text::IsValidUtf8(text) && !cairn::text::ContainsNul(text);
 }
 
 bool AllStringsStorable(const boost::json::value& value) {

@@ -1,11 +1,10 @@
 #include "records/query/filter.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 
-#include <boost/json/parse.hpp>
-#include <boost/json/parse_options.hpp>
-
+#include "common/json_input.hpp"
 #include "records/limits.hpp"
 #include "records/query/operand.hpp"
 
@@ -118,8 +117,8 @@ bool TakesNoValue(Op op) {
 class Compiler {
  public:
   Compiler(const config::Table& table, const access::TableAccess& access,
-           const db::Dialect& dialect)
-      : table_(table), access_(access), dialect_(dialect) {}
+           const db::Dialect& dialect, const json::NumberTexts& numbers)
+      : table_(table), access_(access), dialect_(dialect), numbers_(numbers) {}
 
   Status Node(const boost::json::value& node, const std::string& path, int depth,
               std::string& out) {
@@ -236,7 +235,7 @@ class Compiler {
   }
 
   Status Bind(const Operand& operand, const boost::json::value& value, const std::string& path) {
-    auto bound = OperandValue(operand, value);
+    auto bound = OperandValue(operand, value, numbers_);
     if (!bound.ok()) return Fail(path, bound.error().message);
     params_.push_back(std::move(bound).value());
     return {};
@@ -377,33 +376,44 @@ class Compiler {
   const config::Table& table_;
   const access::TableAccess& access_;
   const db::Dialect& dialect_;
+  const json::NumberTexts& numbers_;
   std::vector<db::Value> params_;
   std::size_t conditions_ = 0;
 };
+
+Result<Condition> Compile(const boost::json::value& tree, const json::NumberTexts& numbers,
+                          const config::Table& table, const access::TableAccess& access,
+                          const db::Dialect& dialect) {
+  Compiler compiler(table, access, dialect, numbers);
+  Condition condition;
+  CAIRN_TRY(compiler.Node(tree, "filter", 0, condition.sql));
+  condition.params = compiler.TakeParams();
+  return condition;
+}
 
 }  // namespace
 
 Result<Condition> CompileFilter(std::string_view filter, const config::Table& table,
                                 const access::TableAccess& access, const db::Dialect& dialect) {
-  boost::json::parse_options options;
-  options.max_depth = 2 * (kMaxFilterDepth + 2);  // groups nest as {"and":[{…}]}: two levels each
-  boost::system::error_code ec;
-  const boost::json::value tree = boost::json::parse(filter, ec, {}, options);
-  if (ec) {
+  // Groups nest as {"and":[{…}]}: two levels each.
+  auto parsed = json::ParseInput(filter, 2 * (kMaxFilterDepth + 2), "filter", "filter");
+  if (!parsed.ok()) {
+    const Error& error = parsed.error();
+    if (!error.errors.empty()) {  // a NUL, named where it is
+      return Error::Validation(
+          "Invalid filter", {{"filter", error.errors[0].field + ": " + error.errors[0].message}});
+    }
     return Error::Validation(
         "Invalid filter",
-        {{"filter", "must be JSON (a flat object or an and/or tree): " + ec.message()}});
+        {{"filter", "must be JSON (a flat object or an and/or tree): " + error.message}});
   }
-  return CompileFilter(tree, table, access, dialect);
+  return Compile(parsed.value().value, parsed.value().numbers, table, access, dialect);
 }
 
 Result<Condition> CompileFilter(const boost::json::value& tree, const config::Table& table,
                                 const access::TableAccess& access, const db::Dialect& dialect) {
-  Compiler compiler(table, access, dialect);
-  Condition condition;
-  CAIRN_TRY(compiler.Node(tree, "filter", 0, condition.sql));
-  condition.params = compiler.TakeParams();
-  return condition;
+  static const json::NumberTexts kNoTexts;  // a saved view's filter comes from the config
+  return Compile(tree, kNoTexts, table, access, dialect);
 }
 
 }  // namespace cairn::records::query

@@ -68,7 +68,8 @@ Result<Operand> ResolveOperand(const config::Table& table, const access::TableAc
                  field};
 }
 
-Result<db::Value> OperandValue(const Operand& operand, const boost::json::value& value) {
+Result<db::Value> OperandValue(const Operand& operand, const boost::json::value& value,
+                               const json::NumberTexts& numbers) {
   // System keys and server-stamped types (created-by, updated-at, …) have no input codec.
   if (operand.field == nullptr || !CodecOf(*operand.field).Writable(*operand.field)) {
     return SystemValue(operand, value);
@@ -77,7 +78,7 @@ Result<db::Value> OperandValue(const Operand& operand, const boost::json::value&
   unbounded.min.reset();
   unbounded.max.reset();
   unbounded.required = false;
-  return CodecOf(unbounded).Parse(unbounded, value);
+  return ParseFieldValue(unbounded, value, numbers);
 }
 
 }  // namespace cairn::records::query

@@ -9,6 +9,7 @@
 #include <boost/json/value.hpp>
 
 #include "access/table_access.hpp"
+#include "common/json_input.hpp"
 #include "common/result.hpp"
 #include "config/model.hpp"
 #include "db/value.hpp"
@@ -30,7 +31,9 @@ Result<Operand> ResolveOperand(const config::Table& table, const access::TableAc
 
 // A JSON value compared with `operand`, as the value bound for its column (a decimal is scaled
 // like the stored one, a datetime becomes a timestamp). Range rules (min, max) do not apply: a
-// filter may ask for any value of the type. Errors are messages about the value only.
-Result<db::Value> OperandValue(const Operand& operand, const boost::json::value& value);
+// filter may ask for any value of the type. Numbers are read from their written text when
+// `numbers` holds it. Errors are messages about the value only.
+Result<db::Value> OperandValue(const Operand& operand, const boost::json::value& value,
+                               const json::NumberTexts& numbers);
 
 }  // namespace cairn::records::query

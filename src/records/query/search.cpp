@@ -1,5 +1,6 @@
 #include "records/query/search.hpp"
 
+#include "common/text.hpp"
 #include "records/field_codec.hpp"
 #include "records/limits.hpp"
 #include "records/search_index.hpp"
@@ -8,10 +9,13 @@ namespace cairn::records::query {
 
 Result<Condition> CompileSearch(std::string_view q, const config::Table& table,
                                 const access::TableAccess& access, const db::Dialect& dialect) {
-  if (q.size() > kMaxSearchLength) {
-    return Error::Validation(
-        "Invalid query parameter",
-        {{"q", "at most " + std::to_string(kMaxSearchLength) + " characters"}});
+  const auto invalid = [](std::string message) {
+    return Error::Validation("Invalid query parameter", {{"q", std::move(message)}});
+  };
+  if (!text::IsValidUtf8(q)) return invalid("must be valid UTF-8 text");
+  if (text::ContainsNul(q)) return invalid("must not contain NUL characters");
+  if (text::CodePoints(q) > kMaxSearchLength) {
+    return invalid("at most " + std::to_string(kMaxSearchLength) + " characters");
   }
   std::vector<db::SearchColumn> searched;
   for (const config::Field* field : access.ReadableFields()) {

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "codec_test_util.hpp"
+#include "common/json_input.hpp"
 
 namespace cairn::records::testing {
 namespace {
@@ -149,6 +150,47 @@ TEST(DecimalCodec, RefusesJsonNumbersTooLongToBeExact) {
               HasSubstr("send it as a string, such as \"1234567890123456.8\""));
   EXPECT_EQ(RoundTrip(field, R"("1234567890123456.78")"), "1234567890123456.78");
   EXPECT_EQ(RoundTrip(field, "1234567890123.45"), "1234567890123.45");  // 15 digits: exact
+}
+
+// A value as a request body carries it: parsed by common/json_input, with its written text.
+Result<db::Value> ParseWrittenNumber(const config::Field& field, const std::string& number) {
+  auto document = json::ParseInput(R"({"v":)" + number + "}", 4, "body");
+  EXPECT_TRUE(document.ok()) << number;
+  if (!document.ok()) return document.error();
+  return ParseFieldValue(field, document.value().value.at("v"), document.value().numbers);
+}
+
+TEST(DecimalCodec, ChecksTheWrittenDigitsNotTheDouble) {
+  const auto field = DecimalField(FieldType::kCurrency, 2);
+  // As doubles these are 1 and 0: within precision.
+  EXPECT_TRUE(Parse(field, "1.0000000000000000000001").ok());
+  for (const char* number : {"1.0000000000000000000001", "1e-400", "19.990000000000000001"}) {
+    const auto parsed = ParseWrittenNumber(field, number);
+    ASSERT_FALSE(parsed.ok()) << number;
+    EXPECT_THAT(parsed.error().message, HasSubstr("at most 2 decimal places")) << number;
+  }
+  const auto huge = ParseWrittenNumber(field, "1e400");
+  ASSERT_FALSE(huge.ok());
+  EXPECT_THAT(huge.error().message, HasSubstr("out of range"));
+  // Digits a double cannot carry are exact when written within precision.
+  const auto big = ParseWrittenNumber(field, "1234567890123456.78");
+  ASSERT_TRUE(big.ok()) << big.error().message;
+  EXPECT_EQ(Output(field, *big), "1234567890123456.78");
+  const auto small = ParseWrittenNumber(field, "1.5e-1");
+  ASSERT_TRUE(small.ok());
+  EXPECT_EQ(Output(field, *small), "0.15");
+  EXPECT_THAT(ParseWrittenNumber(DecimalField(FieldType::kDecimal, 0), "2.0000000000000000001")
+                  .error()
+                  .message,
+              HasSubstr("at most 0 decimal places"));
+}
+
+TEST(IntegerCodec, ChecksTheWrittenDigitsNotTheDouble) {
+  const auto field = MakeField(FieldType::kInteger);
+  EXPECT_TRUE(Parse(field, "1.0000000000000000001").ok());  // 1 as a double
+  EXPECT_THAT(ParseWrittenNumber(field, "1.0000000000000000001").error().message,
+              HasSubstr("without a fraction"));
+  EXPECT_EQ(Output(field, ParseWrittenNumber(field, "1.5e3").value()), "1500");
 }
 
 TEST(DecimalCodec, RefusesMalformedAndWrongKinds) {

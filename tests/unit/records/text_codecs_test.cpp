@@ -78,13 +78,15 @@ TEST(PhoneNumberCodec, RefusesImplausibleNumbers) {
 TEST(EmailCodec, AcceptsAddresses) {
   const auto field = MakeField(FieldType::kEmail);
   EXPECT_EQ(RoundTrip(field, R"("ada@example.com")"), R"("ada@example.com")");
-  ExpectAccepted(field, {R"("first.last+tag@mail.example.co.uk")", R"("zoë@exämple.de")", "null"});
+  // The WHATWG grammar (common/email.hpp): a domain without a dot is an address too.
+  ExpectAccepted(field, {R"("first.last+tag@mail.example.co.uk")", R"("ada@example")", "null"});
 }
 
 TEST(EmailCodec, RefusesNonAddresses) {
   const auto field = MakeField(FieldType::kEmail);
-  ExpectRefused(field, {R"("")", R"("ada")", R"("ada@example")", R"("ada@@example.com")",
-                        R"("ada @example.com")", R"("ada@example.com\n")", "1"});
+  ExpectRefused(field,
+                {R"("")", R"("ada")", R"("zoë@exämple.de")", R"("<script>@example.com")",
+                 R"("ada@@example.com")", R"("ada @example.com")", R"("ada@example.com\n")", "1"});
   EXPECT_THAT(ErrorOf(field, R"("nope")"),
               HasSubstr("must be an email address such as name@example.com; got \"nope\""));
   EXPECT_THAT(ErrorOf(field, JsonString(Repeat("a", 250) + "@example.com")),

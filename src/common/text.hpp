@@ -1,0 +1,21 @@
+// Checks on client text shared by every input path (bodies, query parameters, field values).
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+namespace cairn::text {
+
+// Length of the well-formed UTF-8 sequence starting at text[i] (no overlong forms, surrogates or
+// code points above U+10FFFF), or 0 when it is malformed.
+std::size_t Utf8SequenceLength(std::string_view text, std::size_t i);
+bool IsValidUtf8(std::string_view text);
+// Code points of valid UTF-8 text (what limits in characters count).
+std::size_t CodePoints(std::string_view text);
+// PostgreSQL cannot store NUL (U+0000) in text and SQLite's C API cuts strings at it, so no
+// client text may hold one.
+inline bool ContainsNul(std::string_view text) {
+  return text.find('\0') != std::string_view::npos;
+}
+
+}  // namespace cairn::text

@@ -1,0 +1,50 @@
+#include "http/json_body.hpp"
+
+#include <cctype>
+#include <string>
+
+#include "common/json_input.hpp"
+#include "http/limits.hpp"
+
+namespace cairn::http {
+namespace {
+
+bool IsJsonContentType(std::string_view content_type) {
+  const std::size_t semicolon = content_type.find(';');
+  std::string_view media = content_type.substr(0, semicolon);
+  while (!media.empty() && media.back() == ' ') media.remove_suffix(1);
+  std::string lowered(media);
+  for (char& c : lowered) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lowered == "application/json" || lowered.ends_with("+json");
+}
+
+}  // namespace
+
+std::optional<Error> ParseJsonBody(const BeastRequest& raw, const CompiledRoute& route,
+                                   Request& request) {
+  const std::string& body = raw.body();
+  if (body.empty()) return Error::Validation("Request body must be a JSON document");
+  if (!IsJsonContentType(request.Header("Content-Type"))) {
+    return Error::Validation("Content-Type must be application/json");
+  }
+  auto parsed = json::ParseInput(body, kMaxJsonDepth, "JSON body");
+  if (!parsed.ok()) return parsed.error();
+  json::InputDocument document = std::move(parsed).value();
+  if (route.body_schema) {
+    std::vector<json::SchemaIssue> issues;
+    if (!route.body_schema->Validate(document.value, issues)) {
+      std::vector<FieldError> errors;
+      errors.reserve(issues.size());
+      for (auto& issue : issues) {
+        errors.push_back({std::move(issue.path), std::move(issue.message)});
+      }
+      return Error::Validation("Request body is invalid", std::move(errors));
+    }
+  }
+  // Moving the root keeps the nodes the number texts refer to.
+  request.json = std::move(document.value);
+  request.json_numbers = std::move(document.numbers);
+  return std::nullopt;
+}
+
+}  // namespace cairn::http
