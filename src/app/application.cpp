@@ -117,7 +117,8 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   // Middleware order (http/middleware.hpp): rate limit, origin check and session (with auth),
   // security headers.
   http::MiddlewareChain middleware;
-  CAIRN_ASSIGN_OR_RETURN(auto rate_limit, MakeRateLimitLayer(bound, *parts->database));
+  CAIRN_ASSIGN_OR_RETURN(auto rate_limit, MakeRateLimitLayer(bound, *parts->database,
+                                                             parts->options.rate_limit_now_ms));
   middleware.push_back(std::move(rate_limit));
   if (parts->options.config.auth) {
     CAIRN_ASSIGN_OR_RETURN(parts->auth,
