@@ -82,6 +82,7 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   db_options.url = settings.database_url;
   db_options.sqlite_path = (std::filesystem::path(settings.data_dir) / "cairn.db").string();
   db_options.pool_size = settings.database_pool_size;
+  db_options.postgres = settings.database_postgres;
   CAIRN_ASSIGN_OR_RETURN(parts->database, db::OpenDatabase(db_options));
 
   schema::MigrateOptions migrate_options;
