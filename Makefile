@@ -1,5 +1,5 @@
 # The two set-up commands of the README: `make run` and `make test`. Everything else is here too.
-.PHONY: deps build run test test-release test-asan bench bench-postgres fuzz format clean
+.PHONY: deps build run test test-release test-asan test-tsan tidy bench bench-postgres fuzz format clean
 
 EXAMPLE ?= examples/app.yaml
 
@@ -14,16 +14,27 @@ build: deps
 run: build
 	build/release/cairn serve $(EXAMPLE)
 
-# Every test: the optimized build and the ASan+UBSan build, each on SQLite and PostgreSQL.
+# Every test: clang-tidy over src/, the optimized build and the ASan+UBSan build, each on SQLite
+# and PostgreSQL.
 test: deps
+	scripts/run-tidy
 	scripts/run-tests release
 	scripts/run-tests asan
+
+# clang-tidy with the checks of .clang-tidy over src/ (every finding an error).
+tidy: deps
+	scripts/run-tidy
 
 test-release: deps
 	scripts/run-tests release
 
 test-asan: deps
 	scripts/run-tests asan
+
+# ThreadSanitizer over the database and end-to-end suites, both backends. Not part of `make test`
+# (CI time, see README); run it before every stop.
+test-tsan: deps
+	scripts/run-tests tsan
 
 bench: deps
 	bench/run

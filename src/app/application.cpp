@@ -82,6 +82,7 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   db_options.url = settings.database_url;
   db_options.sqlite_path = (std::filesystem::path(settings.data_dir) / "cairn.db").string();
   db_options.pool_size = settings.database_pool_size;
+  db_options.postgres = settings.database_postgres;
   CAIRN_ASSIGN_OR_RETURN(parts->database, db::OpenDatabase(db_options));
 
   schema::MigrateOptions migrate_options;
@@ -118,7 +119,8 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   // Middleware order (http/middleware.hpp): rate limit, origin check and session (with auth),
   // security headers.
   http::MiddlewareChain middleware;
-  CAIRN_ASSIGN_OR_RETURN(auto rate_limit, MakeRateLimitLayer(bound, *parts->database));
+  CAIRN_ASSIGN_OR_RETURN(auto rate_limit, MakeRateLimitLayer(bound, *parts->database,
+                                                             parts->options.rate_limit_now_ms));
   middleware.push_back(std::move(rate_limit));
   if (parts->options.config.auth) {
     CAIRN_ASSIGN_OR_RETURN(parts->auth,

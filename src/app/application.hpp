@@ -22,6 +22,9 @@ struct ApplicationOptions {
   std::function<Status(http::Router&, db::Database&)> extra_routes;
   // Adjusts server options after they are derived from the settings (tests shorten timeouts).
   std::function<void(http::ServerOptions&)> tune_server;
+  // The rate limiter's clock (Unix epoch milliseconds); empty: the system clock. Tests drive it
+  // to cross windows without sleeping.
+  std::function<std::int64_t()> rate_limit_now_ms;
 };
 
 class Application {

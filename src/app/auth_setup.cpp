@@ -50,8 +50,10 @@ Status EnsureFirstAdmin(const Settings& settings, auth::AuthService& auth) {
 }
 
 Result<std::shared_ptr<http::Middleware>> MakeRateLimitLayer(const Settings& settings,
-                                                             db::Database& database) {
+                                                             db::Database& database,
+                                                             std::function<std::int64_t()> now_ms) {
   ratelimit::RateLimitOptions options;
+  options.now_ms = std::move(now_ms);
   CAIRN_ASSIGN_OR_RETURN(options.trusted_proxies,
                          ratelimit::TrustedProxies::Parse(settings.trusted_proxies));
   options.window_seconds = settings.rate_limit_window_seconds;

@@ -2,6 +2,8 @@
 // cookies, the first admin (D14), and the middleware that goes with it (rate limit, session).
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "api/session_layer.hpp"
@@ -28,7 +30,9 @@ Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& 
 // AUTH_ADMIN_EMAIL / AUTH_ADMIN_PASSWORD: a verified admin when that email is not taken.
 Status EnsureFirstAdmin(const Settings& settings, auth::AuthService& auth);
 // The rate-limit layer (D16): counters in memory on SQLite, in the database on PostgreSQL.
-Result<std::shared_ptr<http::Middleware>> MakeRateLimitLayer(const Settings& settings,
-                                                             db::Database& database);
+// `now_ms` is the clock hits are counted on (empty: the system clock).
+Result<std::shared_ptr<http::Middleware>> MakeRateLimitLayer(
+    const Settings& settings, db::Database& database,
+    std::function<std::int64_t()> now_ms = nullptr);
 
 }  // namespace cairn::app

@@ -148,6 +148,28 @@ void ReadTransformPresets(Reader& reader, Settings& settings) {
   settings.storage_transform_presets = *text;
 }
 
+// PostgreSQL robustness (db::PostgresOptions): timeouts in milliseconds (0 turns one off, up to
+// a day), the connect timeout and keepalives in seconds. Read whatever the backend: a bad value
+// is caught before the day DATABASE_URL is set.
+void ReadDatabaseSettings(Reader& reader, Settings& settings) {
+  constexpr int kDayMs = 24 * 60 * 60 * 1000;
+  constexpr int kHourSeconds = 60 * 60;
+  db::PostgresOptions& postgres = settings.database_postgres;
+  reader.ReadInt(nullptr, "DATABASE_STATEMENT_TIMEOUT_MS", postgres.statement_timeout_ms, 0,
+                 kDayMs);
+  reader.ReadInt(nullptr, "DATABASE_LOCK_TIMEOUT_MS", postgres.lock_timeout_ms, 0, kDayMs);
+  reader.ReadInt(nullptr, "DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS",
+                 postgres.idle_in_transaction_timeout_ms, 0, kDayMs);
+  reader.ReadInt(nullptr, "DATABASE_CONNECT_TIMEOUT_SECONDS", postgres.connect_timeout_seconds, 1,
+                 kHourSeconds);
+  reader.ReadBool(nullptr, "DATABASE_TCP_KEEPALIVES", postgres.keepalives);
+  reader.ReadInt(nullptr, "DATABASE_TCP_KEEPALIVES_IDLE_SECONDS", postgres.keepalives_idle_seconds,
+                 1, kHourSeconds);
+  reader.ReadInt(nullptr, "DATABASE_TCP_KEEPALIVES_INTERVAL_SECONDS",
+                 postgres.keepalives_interval_seconds, 1, kHourSeconds);
+  reader.ReadInt(nullptr, "DATABASE_TCP_KEEPALIVES_COUNT", postgres.keepalives_count, 1, 100);
+}
+
 void ReadAuthSettings(Reader& reader, Settings& settings) {
   if (auto email = reader.Get(nullptr, "AUTH_ADMIN_EMAIL")) settings.admin_email = *email;
   if (auto password = reader.Get(nullptr, "AUTH_ADMIN_PASSWORD")) {
@@ -219,6 +241,7 @@ Result<Settings> LoadSettings(const Flags& flags, const EnvLookup& env) {
     settings.database_url = *url;
   }
   reader.ReadInt(nullptr, "DATABASE_POOL_SIZE", settings.database_pool_size, 1, kMaxPoolSize);
+  ReadDatabaseSettings(reader, settings);
   reader.ReadBool(nullptr, "CAIRN_ALLOW_DESTRUCTIVE", settings.allow_destructive);
   reader.ReadInt(nullptr, "CAIRN_IO_THREADS", settings.io_threads, 1, kMaxThreads);
   reader.ReadInt(nullptr, "CAIRN_WORKER_THREADS", settings.worker_threads, 1, kMaxThreads);

@@ -11,6 +11,7 @@
 
 #include "common/log.hpp"
 #include "common/result.hpp"
+#include "db/database.hpp"
 
 namespace cairn::app {
 
@@ -23,6 +24,9 @@ struct Settings {
   log::Level log_level = log::Level::kInfo;
   std::string database_url;  // empty → SQLite at <data_dir>/cairn.db
   int database_pool_size = 0;
+  // DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_LOCK_TIMEOUT_MS, DATABASE_CONNECT_TIMEOUT_SECONDS,
+  // DATABASE_TCP_KEEPALIVES… (docs/settings.md): every PostgreSQL connection gets them.
+  db::PostgresOptions database_postgres;
   bool allow_destructive = false;
   int io_threads = 0;
   int worker_threads = 0;

@@ -32,6 +32,7 @@ struct Error {
   std::string reason;              // legacy `error` member (for example Better Auth's reason)
   std::string detail;              // logged only, never sent
   int http_status = 0;  // non-zero: replaces the code's status (Better Auth's 422 on sign-up)
+  int retry_after_seconds = 0;  // non-zero: the answer's Retry-After (a 503 worth retrying)
 
   static Error Validation(std::string message, std::vector<FieldError> errors = {});
   static Error NotFound(std::string message = "Not found");

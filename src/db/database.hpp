@@ -14,13 +14,16 @@
 
 #include "common/result.hpp"
 #include "db/dialect.hpp"
+#include "db/limits.hpp"
 #include "db/row.hpp"
 #include "db/value.hpp"
 
 namespace cairn::db {
 
 // What a driver error means to cairn.
-enum class DbErrorKind { kUnique, kForeignKey, kBusy, kUnavailable, kOther };
+// kTimeout: a statement or lock wait cut short by a PostgreSQL timeout (statement_timeout,
+// lock_timeout); kFull: the database is out of disk space (SQLITE_FULL, PostgreSQL 53100).
+enum class DbErrorKind { kUnique, kForeignKey, kBusy, kUnavailable, kTimeout, kFull, kOther };
 
 // A materialized result, for small results off the hot path.
 struct Rows {
@@ -99,6 +102,21 @@ class Database {
   virtual void Close() = 0;
 };
 
+// PostgreSQL settings every pooled connection gets (DATABASE_* settings, docs/settings.md). The
+// timeouts are session settings (0 turns one off); schema transactions (Access::kSchema) lift
+// the statement and lock timeouts, since a migration may rightly take long or wait for another
+// node's. The rest are libpq connection parameters, which a DATABASE_URL parameter overrides.
+struct PostgresOptions {
+  int statement_timeout_ms = kPostgresStatementTimeoutMs;
+  int lock_timeout_ms = kPostgresLockTimeoutMs;
+  int idle_in_transaction_timeout_ms = kPostgresIdleInTransactionTimeoutMs;
+  int connect_timeout_seconds = kPostgresConnectTimeoutSeconds;
+  bool keepalives = true;
+  int keepalives_idle_seconds = kPostgresKeepalivesIdleSeconds;
+  int keepalives_interval_seconds = kPostgresKeepalivesIntervalSeconds;
+  int keepalives_count = kPostgresKeepalivesCount;
+};
+
 // DATABASE_URL `postgres://…`/`postgresql://…` → PostgreSQL; empty → SQLite at `sqlite_path`;
 // any other URL is an error.
 struct DatabaseOptions {
@@ -110,6 +128,7 @@ struct DatabaseOptions {
   // SQLite WAL bounds; 0 → kSqliteWalLimitBytes / kSqliteCheckpointFrames (tests lower them).
   std::int64_t sqlite_wal_limit_bytes = 0;
   int sqlite_checkpoint_frames = 0;
+  PostgresOptions postgres;
 };
 Result<std::unique_ptr<Database>> OpenDatabase(const DatabaseOptions& options);
 

@@ -1,5 +1,7 @@
 #include "db/db_error.hpp"
 
+#include "db/limits.hpp"
+
 namespace cairn::db {
 namespace {
 
@@ -40,6 +42,19 @@ Error MakeDbError(DbErrorKind kind, std::string detail, const std::vector<std::s
       error.reason = kDatabaseUnavailable;
       error.message = "The database is unavailable";
       break;
+    case DbErrorKind::kTimeout:
+      error.code = ErrorCode::kUnavailable;
+      error.reason = kDatabaseTimeout;
+      error.message = "The database did not answer in time; retry the request";
+      error.retry_after_seconds = kRetryAfterSeconds;
+      break;
+    case DbErrorKind::kFull:
+      error.code = ErrorCode::kUnavailable;
+      error.http_status = 507;
+      error.reason = kDatabaseFull;
+      error.message = "The database is out of storage space; nothing was written";
+      error.retry_after_seconds = kRetryAfterSeconds;
+      break;
     case DbErrorKind::kOther:
       error.code = ErrorCode::kInternal;
       error.reason = kDatabaseError;
@@ -54,6 +69,34 @@ DbErrorKind ErrorKindOf(const Error& error) {
   if (error.reason == kForeignKeyViolation) return DbErrorKind::kForeignKey;
   if (error.reason == kSerializationFailure) return DbErrorKind::kBusy;
   if (error.reason == kDatabaseUnavailable) return DbErrorKind::kUnavailable;
+  if (error.reason == kDatabaseTimeout) return DbErrorKind::kTimeout;
+  if (error.reason == kDatabaseFull) return DbErrorKind::kFull;
+  return DbErrorKind::kOther;
+}
+
+DbErrorKind PostgresErrorKind(std::string_view sqlstate, std::string_view message) {
+  if (sqlstate == "23505") return DbErrorKind::kUnique;
+  if (sqlstate == "23503") return DbErrorKind::kForeignKey;
+  // serialization_failure, deadlock_detected: running the transaction again may well succeed.
+  if (sqlstate == "40001" || sqlstate == "40P01") return DbErrorKind::kBusy;
+  // A cached statement whose result columns changed under a migration: the statement has been
+  // dropped from the cache, and running the transaction again prepares it afresh.
+  if (sqlstate == "0A000" &&
+      message.find("cached plan must not change result type") != std::string_view::npos) {
+    return DbErrorKind::kBusy;
+  }
+  // query_canceled (statement_timeout, or a cancel request), lock_not_available (lock_timeout):
+  // the wait already took its full budget, so it is not run again here; the client may retry.
+  if (sqlstate == "57014" || sqlstate == "55P03") return DbErrorKind::kTimeout;
+  // disk_full
+  if (sqlstate == "53100") return DbErrorKind::kFull;
+  // connection_exception, admin/crash shutdown, cannot_connect_now, insufficient_resources,
+  // out_of_memory, too_many_connections, idle_in_transaction_session_timeout
+  if (sqlstate.starts_with("08") || sqlstate == "57P01" || sqlstate == "57P02" ||
+      sqlstate == "57P03" || sqlstate == "53000" || sqlstate == "53200" || sqlstate == "53300" ||
+      sqlstate == "25P03") {
+    return DbErrorKind::kUnavailable;
+  }
   return DbErrorKind::kOther;
 }
 

@@ -16,13 +16,20 @@ inline constexpr std::string_view kUniqueViolation = "UNIQUE_VIOLATION";
 inline constexpr std::string_view kForeignKeyViolation = "FOREIGN_KEY_VIOLATION";
 inline constexpr std::string_view kSerializationFailure = "SERIALIZATION_FAILURE";
 inline constexpr std::string_view kDatabaseUnavailable = "DATABASE_UNAVAILABLE";
+inline constexpr std::string_view kDatabaseTimeout = "DATABASE_TIMEOUT";
+inline constexpr std::string_view kDatabaseFull = "DATABASE_FULL";
 inline constexpr std::string_view kDatabaseError = "DATABASE_ERROR";
 
-// kUnique, kForeignKey, kBusy → kConflict; kUnavailable → kUnavailable; kOther → kInternal.
+// kUnique, kForeignKey, kBusy → kConflict (409); kUnavailable → kUnavailable (503); kTimeout →
+// kUnavailable (503) with Retry-After; kFull → kUnavailable answered 507 (Insufficient Storage,
+// as a full disk under an upload, D47) with Retry-After; kOther → kInternal (500).
 // `detail` is the driver's message (logged, never sent). For unique violations, `columns` (when
 // known) become `errors: [{field: column, message: "must be unique"}]`.
 Error MakeDbError(DbErrorKind kind, std::string detail,
                   const std::vector<std::string>& columns = {});
+
+// The kind of a PostgreSQL error from its SQLSTATE (and, for 0A000, its message).
+DbErrorKind PostgresErrorKind(std::string_view sqlstate, std::string_view message);
 
 // Columns named by SQLite's `UNIQUE constraint failed: t.a, t.b` (empty when not named).
 std::vector<std::string> SqliteUniqueColumns(std::string_view message);

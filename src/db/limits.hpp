@@ -48,7 +48,24 @@ inline constexpr std::chrono::milliseconds kSqliteCheckpointInterval{1000};
 // ----------------------------------------------------------------------------------- Connections
 // per node when DatabaseOptions::pool_size is 0.
 inline constexpr int kDefaultPostgresPoolSize = 8;
+// Defaults of the DATABASE_* settings (db::PostgresOptions, docs/settings.md).
 // libpq connect_timeout (seconds) unless the URL sets one.
 inline constexpr int kPostgresConnectTimeoutSeconds = 10;
+// statement_timeout: a statement running longer is cancelled (SQLSTATE 57014 → 503).
+inline constexpr int kPostgresStatementTimeoutMs = 30'000;
+// lock_timeout: a wait for a row or table lock longer than this fails (55P03 → 503).
+inline constexpr int kPostgresLockTimeoutMs = 10'000;
+// idle_in_transaction_session_timeout: the server ends a session idle inside a transaction.
+inline constexpr int kPostgresIdleInTransactionTimeoutMs = 60'000;
+// TCP keepalives: a silent peer is probed after this much idle time, every interval, and given
+// up after count unanswered probes (about 110 s for a server that vanished without a FIN).
+inline constexpr int kPostgresKeepalivesIdleSeconds = 60;
+inline constexpr int kPostgresKeepalivesIntervalSeconds = 10;
+inline constexpr int kPostgresKeepalivesCount = 5;
+// Failures to (re)connect are logged at most once per this interval per pool; the next line
+// says how many were left out.
+inline constexpr std::chrono::milliseconds kReconnectLogInterval{10'000};
+// The Retry-After hint of an answer that a database timeout or a full disk cut short.
+inline constexpr int kRetryAfterSeconds = 5;
 
 }  // namespace cairn::db

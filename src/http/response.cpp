@@ -52,6 +52,9 @@ Response Response::FromError(const Error& error) {
     out.push_back(']');
   }
   out.push_back('}');
+  if (error.retry_after_seconds > 0) {
+    response.SetHeader("Retry-After", std::to_string(error.retry_after_seconds));
+  }
   return response;
 }
 

@@ -107,8 +107,9 @@ Result<std::unique_ptr<RateLimiter>> MakeDatabaseRateLimiter(db::Database& datab
   const std::string create = CreateTableSql(database.dialect());
   // Nodes starting together would race on CREATE TABLE IF NOT EXISTS (PostgreSQL then fails
   // with `type … already exists`): creating the table is a small migration, so it takes the
-  // migration lock, and the later node finds the table.
-  CAIRN_TRY(database.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+  // migration lock (in a schema transaction, which may wait for it as long as a migration
+  // takes), and the later node finds the table.
+  CAIRN_TRY(database.Transaction(db::Access::kSchema, [&](db::Connection& connection) -> Status {
     if (const auto lock = connection.dialect().MigrationLockSql()) {
       CAIRN_TRY(connection.Execute(*lock, {}));
     }

@@ -1,11 +1,13 @@
 // Rate limits end to end (D16): the budget of each route group per client address, the 429
 // envelope with Retry-After, X-Forwarded-For only from TRUSTED_PROXIES, and on PostgreSQL the
-// counters shared by every node on the database.
+// counters shared by every node on the database. The limiter counts on a clock the test drives
+// (TestAppOptions::rate_limit_now_ms; on PostgreSQL the time is a bound parameter of the
+// counter upsert), so crossing a window is a clock step, never a sleep.
 #include <gtest/gtest.h>
 
-#include <chrono>
+#include <atomic>
+#include <memory>
 #include <string>
-#include <thread>
 
 #include <boost/json.hpp>
 
@@ -15,13 +17,28 @@ namespace cairn::test {
 namespace {
 
 namespace json = boost::json;
-using namespace std::chrono_literals;
 
 constexpr const char* kAdminEmail = "root@example.com";
 constexpr const char* kAdminPassword = "root password 1";
-// A window far longer than any test: crossing a window boundary mid-test cannot free budget
-// (the previous window's hits still weigh almost fully), so counts are exact.
+// The default window of these tests; the clock only moves when a test moves it, so counts are
+// exact whatever the window.
 constexpr int kLongWindowSeconds = 3600;
+// Where the test clock starts: the start of an hour (so of every window of whole seconds
+// dividing an hour), 2023-11-14T22:00:00Z.
+constexpr std::int64_t kClockStartMs = 1'700'000'000'000 - 1'700'000'000'000 % 3'600'000;
+
+// The limiter's clock, moved by hand. Shared between the test and the server's threads.
+class ManualClock {
+ public:
+  void Advance(std::int64_t ms) { now_ms_->fetch_add(ms); }
+  std::function<std::int64_t()> Function() const {
+    return [now_ms = now_ms_] { return now_ms->load(); };
+  }
+
+ private:
+  std::shared_ptr<std::atomic<std::int64_t>> now_ms_ =
+      std::make_shared<std::atomic<std::int64_t>>(kClockStartMs);
+};
 // Refused hits weigh on the next window too: Retry-After may reach past the current one.
 constexpr int kMaxRetryAfter = 2 * kLongWindowSeconds;
 
@@ -29,6 +46,7 @@ struct LimitOptions {
   int window_seconds = kLongWindowSeconds;
   std::string trusted_proxies;
   bool disabled = false;
+  ManualClock clock;  // a fresh clock at kClockStartMs unless a test passes its own
 };
 
 TestAppOptions LimitedOptions(const LimitOptions& limits = {}) {
@@ -41,6 +59,7 @@ TestAppOptions LimitedOptions(const LimitOptions& limits = {}) {
     settings.rate_limit_window_seconds = limits.window_seconds;
     settings.trusted_proxies = limits.trusted_proxies;
   };
+  options.rate_limit_now_ms = limits.clock.Function();
   return options;
 }
 
@@ -97,14 +116,6 @@ HttpResult RequestReset(HttpClient& client) {
 
 int RetryAfter(const HttpResult& result) {
   return std::stoi(result.Header("Retry-After"));
-}
-
-// Sleeps until just after the start of the next fixed window of `window_ms` (windows are
-// aligned to multiples of their length on the system clock, which the server shares).
-void WaitForWindowStart(std::int64_t window_ms) {
-  const std::int64_t now = NowMillis();
-  const std::int64_t next = (now / window_ms + 1) * window_ms + 30;
-  std::this_thread::sleep_for(std::chrono::milliseconds(next - now));
 }
 
 std::int64_t Count(TestApp& app, const std::string& sql,
@@ -257,61 +268,63 @@ TEST(RateLimit, NoSpellingOfAPathEscapesItsGroup) {
 }
 
 TEST(RateLimit, AdminRoutesAllowTenPerSecond) {
-  TestApp app(LimitedOptions());
+  ManualClock clock;
+  TestApp app(LimitedOptions({.clock = clock}));
   auto client = app.Client();
   const auto admin = SignIn(client, kAdminEmail, kAdminPassword);
   ASSERT_EQ(admin.status, 200) << admin.body;
   const Headers bearer = BearerHeader(std::string(admin.Json().at("token").as_string()));
 
-  // The admin window is one second whatever RATE_LIMIT_WINDOW_SECONDS says; start the burst at
-  // the start of a second so that it fits in one window (retried if the machine is too slow).
-  HttpResult refused;
-  bool fitted = false;
-  for (int attempt = 0; attempt < 3 && !fitted; ++attempt) {
-    if (attempt > 0) std::this_thread::sleep_for(2100ms);  // the earlier burst no longer counts
-    WaitForWindowStart(1000);
-    const std::int64_t start = NowMillis();
-    std::vector<int> statuses;
-    for (int i = 0; i < 10; ++i) {
-      statuses.push_back(client.Get("/api/auth/admin/list-users", bearer).status);
-    }
-    refused = client.Get("/api/auth/admin/list-users", bearer);
-    if (NowMillis() / 1000 != start / 1000) continue;
-    fitted = true;
-    EXPECT_EQ(statuses, std::vector<int>(10, 200));
-    EXPECT_TRUE(IsRateLimited(refused, 2));
-    // Every admin route shares the budget; the other groups do not.
-    refused = client.PostJson("/api/auth/admin/list-user-sessions", R"({"userId":"x"})", bearer);
-    EXPECT_TRUE(IsRateLimited(refused, 2));
-    EXPECT_EQ(client.Get("/api/auth/get-session", bearer).status, 200);
+  // The admin window is one second whatever RATE_LIMIT_WINDOW_SECONDS says: ten calls in it ...
+  std::vector<int> statuses;
+  for (int i = 0; i < 10; ++i) {
+    statuses.push_back(client.Get("/api/auth/admin/list-users", bearer).status);
+    clock.Advance(50);
   }
-  ASSERT_TRUE(fitted) << "no burst of 11 admin requests fitted in one second";
+  EXPECT_EQ(statuses, std::vector<int>(10, 200));
+  // ... and the eleventh, still inside that second, is refused.
+  HttpResult refused = client.Get("/api/auth/admin/list-users", bearer);
+  EXPECT_TRUE(IsRateLimited(refused, 2));
+  // Every admin route shares the budget; the other groups do not.
+  refused = client.PostJson("/api/auth/admin/list-user-sessions", R"({"userId":"x"})", bearer);
+  EXPECT_TRUE(IsRateLimited(refused, 2));
+  EXPECT_EQ(client.Get("/api/auth/get-session", bearer).status, 200);
   // Retry-After (of the last admin hit) is honest: after waiting that long, a call goes through.
-  std::this_thread::sleep_for(std::chrono::seconds(RetryAfter(refused)));
+  clock.Advance(std::int64_t{RetryAfter(refused)} * 1000);
   EXPECT_EQ(client.Get("/api/auth/admin/list-users", bearer).status, 200);
 }
 
 TEST(RateLimit, ASmallWindowFreesTheBudgetAfterRetryAfter) {
   constexpr int kWindow = 2;
-  TestApp app(LimitedOptions({.window_seconds = kWindow}));
+  ManualClock clock;
+  TestApp app(LimitedOptions({.window_seconds = kWindow, .clock = clock}));
   auto client = app.Client();
-  HttpResult refused;
-  bool fitted = false;
-  for (int attempt = 0; attempt < 3 && !fitted; ++attempt) {
-    if (attempt > 0) std::this_thread::sleep_for(std::chrono::seconds(2 * kWindow) + 100ms);
-    WaitForWindowStart(kWindow * 1000);
-    const std::int64_t start = NowMillis();
-    std::vector<int> statuses;
-    for (int i = 0; i < 10; ++i) statuses.push_back(RequestReset(client).status);
-    refused = RequestReset(client);
-    if (NowMillis() / (kWindow * 1000) != start / (kWindow * 1000)) continue;
-    fitted = true;
-    EXPECT_EQ(statuses, std::vector<int>(10, 200));
-    EXPECT_TRUE(IsRateLimited(refused, 2 * kWindow));
+  std::vector<int> statuses;
+  for (int i = 0; i < 10; ++i) {
+    statuses.push_back(RequestReset(client).status);
+    clock.Advance(100);
   }
-  ASSERT_TRUE(fitted) << "no burst of 11 requests fitted in one window";
-  std::this_thread::sleep_for(std::chrono::seconds(RetryAfter(refused)));
+  EXPECT_EQ(statuses, std::vector<int>(10, 200));
+  const HttpResult refused = RequestReset(client);
+  EXPECT_TRUE(IsRateLimited(refused, 2 * kWindow));
+  clock.Advance(std::int64_t{RetryAfter(refused)} * 1000);
   EXPECT_EQ(RequestReset(client).status, 200);
+}
+
+TEST(RateLimit, ABudgetComesBackAsTheWindowSlides) {
+  constexpr int kWindow = 10;
+  ManualClock clock;
+  TestApp app(LimitedOptions({.window_seconds = kWindow, .clock = clock}));
+  auto client = app.Client();
+  // Ten resets at the very start of a window use the whole budget.
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(RequestReset(client).status, 200) << i;
+  // Half a window on, the eleventh is still refused (refused hits count as well).
+  clock.Advance(kWindow * 1000 / 2);
+  EXPECT_TRUE(IsRateLimited(RequestReset(client), 2 * kWindow));
+  // Two windows on, nothing of them weighs any more: the whole budget is back.
+  clock.Advance(2 * kWindow * 1000);
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(RequestReset(client).status, 200) << i;
+  EXPECT_TRUE(IsRateLimited(RequestReset(client), 2 * kWindow));
 }
 
 TEST(RateLimit, ForwardedForFromAnUntrustedPeerIsIgnored) {
@@ -370,8 +383,9 @@ TEST(RateLimit, NodesOnOnePostgresDatabaseShareTheirCounters) {
   if (!IsPostgres()) {
     GTEST_SKIP() << "the embedded SQLite mode is one process; its counters are in memory";
   }
-  TestApp first(LimitedOptions());
-  TestAppOptions options = LimitedOptions();
+  ManualClock clock;
+  TestApp first(LimitedOptions({.clock = clock}));
+  TestAppOptions options = LimitedOptions({.clock = clock});
   options.share_database_with = &first;
   TestApp second(std::move(options));
   auto client_a = first.Client();

@@ -36,6 +36,7 @@ TestApp::TestApp(TestAppOptions options) {
   app_options.config = std::move(*outcome.config);
   app_options.extra_routes = std::move(options.extra_routes);
   app_options.tune_server = std::move(options.tune_server);
+  app_options.rate_limit_now_ms = std::move(options.rate_limit_now_ms);
   auto started = app::Application::Start(std::move(app_options));
   if (!started.ok()) {
     throw std::runtime_error("application did not start: " + started.error().message + " " +

@@ -22,6 +22,8 @@ struct TestAppOptions {
   // Adjusts operator settings before start. Rate limits start disabled in tests (sign-in tests
   // would trip them); rate-limit tests turn them back on here.
   std::function<void(app::Settings&)> tune_settings;
+  // The rate limiter's clock (epoch milliseconds); empty: the system clock.
+  std::function<std::int64_t()> rate_limit_now_ms;
   // Runs on the database of another TestApp (its data directory and, on PostgreSQL, its schema)
   // instead of a fresh one: several nodes on one database, or a restart. That app must outlive
   // this one; it may be shut down already.

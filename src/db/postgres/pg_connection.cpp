@@ -22,25 +22,6 @@ using ResultPtr = std::unique_ptr<PGresult, ResultDeleter>;
 
 void IgnoreNotice(void*, const char*) {}
 
-DbErrorKind KindOf(std::string_view sqlstate, std::string_view message) {
-  if (sqlstate == "23505") return DbErrorKind::kUnique;
-  if (sqlstate == "23503") return DbErrorKind::kForeignKey;
-  // serialization_failure, deadlock_detected, lock_not_available
-  if (sqlstate == "40001" || sqlstate == "40P01" || sqlstate == "55P03") return DbErrorKind::kBusy;
-  // A cached statement whose result columns changed under a migration: the statement has been
-  // dropped from the cache, and running the transaction again prepares it afresh.
-  if (sqlstate == "0A000" &&
-      message.find("cached plan must not change result type") != std::string_view::npos) {
-    return DbErrorKind::kBusy;
-  }
-  // connection_exception, admin/crash shutdown, cannot_connect_now, too_many_connections
-  if (sqlstate.starts_with("08") || sqlstate == "57P01" || sqlstate == "57P02" ||
-      sqlstate == "57P03" || sqlstate == "53300") {
-    return DbErrorKind::kUnavailable;
-  }
-  return DbErrorKind::kOther;
-}
-
 int HexValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -181,8 +162,8 @@ std::int64_t AffectedRows(const PGresult* result) {
 
 }  // namespace
 
-PgConnection::PgConnection(PGconn* conn)
-    : conn_(conn), cache_(kStatementCacheCapacity, [this](std::string& name) {
+PgConnection::PgConnection(PGconn* conn, const PostgresOptions& options)
+    : conn_(conn), options_(options), cache_(kStatementCacheCapacity, [this](std::string& name) {
         evicted_.push_back(std::move(name));
       }) {}
 
@@ -191,16 +172,25 @@ PgConnection::~PgConnection() {
   PQfinish(conn_);
 }
 
-Result<std::unique_ptr<PgConnection>> PgConnection::Connect(const std::string& url) {
-  // Keywords before `dbname` are defaults the URL may override.
-  const std::string timeout = std::to_string(kPostgresConnectTimeoutSeconds);
-  const char* keys[] = {"connect_timeout", "fallback_application_name", "dbname", nullptr};
-  const char* values[] = {timeout.c_str(), "cairn", url.c_str(), nullptr};
+Result<std::unique_ptr<PgConnection>> PgConnection::Connect(const std::string& url,
+                                                            const PostgresOptions& options) {
+  // Keywords before `dbname` are defaults the URL may override. Keepalives matter for TCP only
+  // (libpq ignores them on a unix socket): they find a server that vanished without closing.
+  const std::string timeout = std::to_string(options.connect_timeout_seconds);
+  const std::string idle = std::to_string(options.keepalives_idle_seconds);
+  const std::string interval = std::to_string(options.keepalives_interval_seconds);
+  const std::string count = std::to_string(options.keepalives_count);
+  const char* keys[] = {
+      "connect_timeout",     "fallback_application_name", "keepalives", "keepalives_idle",
+      "keepalives_interval", "keepalives_count",          "dbname",     nullptr};
+  const char* values[] = {timeout.c_str(), "cairn",          options.keepalives ? "1" : "0",
+                          idle.c_str(),    interval.c_str(), count.c_str(),
+                          url.c_str(),     nullptr};
   PGconn* conn = PQconnectdbParams(keys, values, 1);
   if (conn == nullptr) {
     return MakeDbError(DbErrorKind::kUnavailable, "PQconnectdbParams: out of memory");
   }
-  std::unique_ptr<PgConnection> connection(new PgConnection(conn));
+  std::unique_ptr<PgConnection> connection(new PgConnection(conn, options));
   if (PQstatus(conn) != CONNECTION_OK) {
     return MakeDbError(DbErrorKind::kUnavailable,
                        "cannot connect to PostgreSQL: " + std::string(PQerrorMessage(conn)));
@@ -211,7 +201,14 @@ Result<std::unique_ptr<PgConnection>> PgConnection::Connect(const std::string& u
 
 Status PgConnection::SetUpSession() {
   PQsetNoticeProcessor(conn_, &IgnoreNotice, nullptr);
-  return ExecuteScript("SET TIME ZONE 'UTC'; SET client_encoding = 'UTF8'");
+  // The timeouts are session settings (not the `options` connection parameter, which a
+  // DATABASE_URL may carry for its own use): set here, they hold for every pooled connection and
+  // again after a reconnect. One round trip with the rest.
+  return ExecuteScript(
+      "SET TIME ZONE 'UTC'; SET client_encoding = 'UTF8'; SET statement_timeout = " +
+      std::to_string(options_.statement_timeout_ms) + "; SET lock_timeout = " +
+      std::to_string(options_.lock_timeout_ms) + "; SET idle_in_transaction_session_timeout = " +
+      std::to_string(options_.idle_in_transaction_timeout_ms));
 }
 
 bool PgConnection::broken() const {
@@ -309,7 +306,7 @@ Error PgConnection::ResultError(const PGresult* result, std::string_view context
     return MakeDbError(broken() ? DbErrorKind::kUnavailable : DbErrorKind::kOther,
                        std::move(detail));
   }
-  const DbErrorKind kind = KindOf(state, message);
+  const DbErrorKind kind = PostgresErrorKind(state, message);
   if (kind == DbErrorKind::kUnique) {
     const char* key = PQresultErrorField(result, PG_DIAG_MESSAGE_DETAIL);
     return MakeDbError(kind, std::move(detail),

@@ -17,7 +17,10 @@ namespace cairn::db::postgres {
 
 class PgConnection final : public Connection {
  public:
-  static Result<std::unique_ptr<PgConnection>> Connect(const std::string& url);
+  // Connects with `options`' connection parameters (connect timeout, TCP keepalives; the URL's
+  // own parameters win) and sets its session timeouts.
+  static Result<std::unique_ptr<PgConnection>> Connect(const std::string& url,
+                                                       const PostgresOptions& options);
   ~PgConnection() override;
   PgConnection(const PgConnection&) = delete;
   PgConnection& operator=(const PgConnection&) = delete;
@@ -59,7 +62,7 @@ class PgConnection final : public Connection {
   void DeallocateEvicted();
 
  private:
-  explicit PgConnection(PGconn* conn);
+  PgConnection(PGconn* conn, const PostgresOptions& options);
   Status SetUpSession();
   Result<const std::string*> Prepare(std::string_view sql);
   // The result of the statement `send` queues (a libpq PQsend… call); a pending BEGIN goes
@@ -73,6 +76,7 @@ class PgConnection final : public Connection {
   Error ResultError(const PGresult* result, std::string_view context, std::string_view sql = {});
 
   PGconn* conn_;
+  const PostgresOptions options_;
   StatementCache<std::string> cache_;  // SQL text → server-side statement name
   std::vector<std::string> evicted_;
   std::uint64_t next_statement_ = 0;

@@ -7,6 +7,7 @@
 #include "common/log.hpp"
 #include "db/db_error.hpp"
 #include "db/limits.hpp"
+#include "db/log_throttle.hpp"
 #include "db/postgres/open_postgres.hpp"
 #include "db/postgres/pg_connection.hpp"
 #include "db/transaction_support.hpp"
@@ -29,13 +30,17 @@ class RollbackGuard {
 
 class PgDatabase final : public Database {
  public:
-  PgDatabase(std::string url, int pool_size, std::chrono::milliseconds acquire_timeout)
-      : url_(std::move(url)), pool_size_(pool_size), acquire_timeout_(acquire_timeout) {}
+  PgDatabase(std::string url, int pool_size, std::chrono::milliseconds acquire_timeout,
+             const PostgresOptions& options)
+      : url_(std::move(url)),
+        pool_size_(pool_size),
+        acquire_timeout_(acquire_timeout),
+        options_(options) {}
   ~PgDatabase() override { Close(); }
 
   // Opens the first connection now, so that a bad URL or an unreachable server fails at once.
   Status Init() {
-    CAIRN_ASSIGN_OR_RETURN(auto connection, PgConnection::Connect(url_));
+    CAIRN_ASSIGN_OR_RETURN(auto connection, PgConnection::Connect(url_, options_));
     std::lock_guard lock(mutex_);
     idle_.push_back(std::move(connection));
     ++open_;
@@ -58,7 +63,7 @@ class PgDatabase final : public Database {
       // could commit: the server kept none of it, so it runs once more on a new connection.
       if (!status.ok() && conn.broken() && !committing && !reconnected) {
         reconnected = true;
-        CAIRN_TRY(conn.Reset());
+        CAIRN_TRY(Reconnect(conn));
         status = RunOnce(conn, access, work, committing);
       }
       return status;
@@ -71,7 +76,7 @@ class PgDatabase final : public Database {
     Status status = lease.connection->Ping(kPingTimeout);
     if (!status.ok() && lease.connection->broken()) {
       // An idle connection the server dropped (restart): one fresh attempt decides.
-      CAIRN_TRY(lease.connection->Reset());
+      CAIRN_TRY(Reconnect(*lease.connection));
       status = lease.connection->Ping(kPingTimeout);
     }
     return status;
@@ -100,21 +105,26 @@ class PgDatabase final : public Database {
   // SQLite); a read-only transaction there never fails to serialize.
   static constexpr const char* kBeginRead = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
 
+  // Schema transactions lift the statement and lock timeouts for their own length (SET LOCAL):
+  // a migration may rightly run long, or wait for another node's migration lock.
+  static constexpr const char* kBeginSchema =
+      "BEGIN; SET LOCAL statement_timeout = 0; SET LOCAL lock_timeout = 0";
+
   static Status Begin(PgConnection& conn, Access access) {
     CAIRN_TRY(conn.FinishPendingCommit());  // the previous lease's read may still be committing
-    if (access == Access::kSchema) return conn.ExecuteScript("BEGIN");
+    if (access == Access::kSchema) return conn.ExecuteScript(kBeginSchema);
     conn.BeginWithFirstStatement(access == Access::kRead ? kBeginRead : "BEGIN");
     return {};
   }
 
   // `committing` is set once a write's COMMIT is on its way: from then on a broken connection
   // leaves its outcome unknown.
-  static Status RunOnce(PgConnection& conn, Access access,
-                        const std::function<Status(Connection&)>& work, bool& committing) {
+  Status RunOnce(PgConnection& conn, Access access, const std::function<Status(Connection&)>& work,
+                 bool& committing) {
     Status status = Begin(conn, access);
     if (!status.ok() && conn.broken()) {
       // Broken while idle in the pool (server restart): nothing ran yet, reconnect and go on.
-      CAIRN_TRY(conn.Reset());
+      CAIRN_TRY(Reconnect(conn));
       status = Begin(conn, access);
     }
     CAIRN_TRY(std::move(status));
@@ -153,8 +163,9 @@ class PgDatabase final : public Database {
     }
     ++open_;
     lock.unlock();
-    auto connection = PgConnection::Connect(url_);
+    auto connection = PgConnection::Connect(url_, options_);
     if (!connection.ok()) {
+      reconnect_log_.Warn("postgres: " + connection.error().detail);
       lock.lock();
       --open_;
       --out_;
@@ -162,6 +173,13 @@ class PgDatabase final : public Database {
       changed_.notify_all();
     }
     return connection;
+  }
+
+  // Reset, with a failure logged (throttled: a database that stays down fails every attempt).
+  Status Reconnect(PgConnection& conn) {
+    Status status = conn.Reset();
+    if (!status.ok()) reconnect_log_.Warn("postgres: " + status.error().detail);
+    return status;
   }
 
   void Release(std::unique_ptr<PgConnection> connection) {
@@ -184,7 +202,9 @@ class PgDatabase final : public Database {
   const std::string url_;
   const int pool_size_;
   const std::chrono::milliseconds acquire_timeout_;
+  const PostgresOptions options_;
   std::atomic<bool> closed_{false};
+  LogThrottle reconnect_log_{kReconnectLogInterval};
 
   std::mutex mutex_;
   std::condition_variable changed_;
@@ -199,7 +219,7 @@ Result<std::unique_ptr<Database>> OpenPostgresDatabase(const DatabaseOptions& op
   const int pool_size = options.pool_size > 0 ? options.pool_size : kDefaultPostgresPoolSize;
   const auto timeout =
       options.acquire_timeout.count() > 0 ? options.acquire_timeout : kAcquireTimeout;
-  auto database = std::make_unique<PgDatabase>(options.url, pool_size, timeout);
+  auto database = std::make_unique<PgDatabase>(options.url, pool_size, timeout, options.postgres);
   CAIRN_TRY(database->Init());
   return std::unique_ptr<Database>(std::move(database));
 }

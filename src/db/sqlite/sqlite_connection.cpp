@@ -25,9 +25,10 @@ DbErrorKind KindOf(int rc) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
       return DbErrorKind::kBusy;
+    case SQLITE_FULL:
+      return DbErrorKind::kFull;
     case SQLITE_CANTOPEN:
     case SQLITE_IOERR:
-    case SQLITE_FULL:
     case SQLITE_NOTADB:
     case SQLITE_CORRUPT:
       return DbErrorKind::kUnavailable;

@@ -36,7 +36,7 @@ Result<db::Value> SystemValue(const Operand& operand, const boost::json::value& 
     if (value.is_int64()) return db::Value(value.get_int64());
     if (value.is_string()) {
       std::int64_t id = 0;
-      const auto text = value.get_string();
+      const auto& text = value.get_string();
       const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
       if (ec == std::errc() && end == text.data() + text.size()) return db::Value(id);
     }

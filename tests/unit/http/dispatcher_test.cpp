@@ -187,6 +187,28 @@ TEST(DispatcherTest, ExceptionsInMiddlewareBecomeThe500Envelope) {
   }
 }
 
+TEST(DispatcherTest, ErrorsWorthRetryingCarryRetryAfter) {
+  Error timeout = Error::Unavailable("The database took too long");
+  timeout.retry_after_seconds = 5;
+  Response response = Response::FromError(timeout);
+  EXPECT_EQ(response.status, 503);
+  ASSERT_EQ(response.headers.size(), 1u);
+  EXPECT_EQ(response.headers[0].first, "Retry-After");
+  EXPECT_EQ(response.headers[0].second, "5");
+  EXPECT_TRUE(Response::FromError(Error::Unavailable("down")).headers.empty());
+}
+
+TEST(DispatcherTest, NulInAQueryParameterIsRefused) {
+  auto dispatcher = MakeDispatcher();
+  for (const char* target : {"/fails?token=a%00b", "/fails?a%00=1"}) {
+    auto raw = MakeRequest(boost::beast::http::verb::get, target);
+    Request request;
+    Response response = dispatcher.Handle(raw, request);
+    EXPECT_EQ(response.status, 400) << target;
+    EXPECT_NE(response.body.find("NUL"), std::string::npos) << target;
+  }
+}
+
 TEST(DispatcherTest, TwoAuthorizationHeadersAreRefused) {
   auto dispatcher = MakeDispatcher();
   auto raw = MakeRequest(boost::beast::http::verb::get, "/fails");
