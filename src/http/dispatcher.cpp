@@ -36,8 +36,13 @@ std::optional<Error> ParseTarget(std::string_view target, Request& request,
   request.path.assign(url.path());
   for (auto param : url.params()) {
     // PostgreSQL cannot store NUL and SQLite cuts text at it: refused for every route at once.
-    if (param.key.find('\0') != std::string::npos || param.value.find('\0') != std::string::npos) {
-      return Error::Validation("Query parameters must not contain NUL characters");
+    if (param.key.find('\0') != std::string::npos) {
+      return Error::Validation("Query parameters must not contain NUL characters",
+                               {{"query", "a parameter name contains NUL"}});
+    }
+    if (param.value.find('\0') != std::string::npos) {
+      return Error::Validation("Query parameters must not contain NUL characters",
+                               {{param.key, "must not contain NUL characters"}});
     }
     request.query.emplace_back(std::move(param.key), std::move(param.value));
   }
