@@ -49,6 +49,17 @@ std::optional<Error> ParseTarget(std::string_view target, Request& request,
   return std::nullopt;
 }
 
+// What the exception being handled says, for the log; call only inside a catch block.
+std::string InFlightException() {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "a non-standard exception";
+  }
+}
+
 }  // namespace
 
 std::string MakeRequestId(std::string_view incoming) {
@@ -146,10 +157,8 @@ Response Dispatcher::Run(const CompiledRoute& route, Request& request) const {
     }
     Finish(request, response);
     return response;
-  } catch (const std::exception& e) {
-    return Internal(request, e.what());
   } catch (...) {
-    return Internal(request, "a non-standard exception");
+    return Internal(request, InFlightException());
   }
 }
 
@@ -165,12 +174,9 @@ Dispatcher::Opened Dispatcher::Open(const CompiledRoute& route, Request& request
       opened.response = FromHandler(sink.error(), request);
     }
     Finish(request, *opened.response);
-  } catch (const std::exception& e) {
-    opened.sink.reset();
-    opened.response = Internal(request, e.what());
   } catch (...) {
     opened.sink.reset();
-    opened.response = Internal(request, "a non-standard exception");
+    opened.response = Internal(request, InFlightException());
   }
   return opened;
 }
@@ -180,10 +186,8 @@ Response Dispatcher::Complete(BodySink& sink, Request& request) const {
     Response response = FromHandler(sink.Finish(), request);
     Finish(request, response);
     return response;
-  } catch (const std::exception& e) {
-    return Internal(request, e.what());
   } catch (...) {
-    return Internal(request, "a non-standard exception");
+    return Internal(request, InFlightException());
   }
 }
 

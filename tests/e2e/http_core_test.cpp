@@ -11,6 +11,7 @@
 #include <boost/json.hpp>
 
 #include "common/time.hpp"
+#include "e2e/expect_envelope.hpp"
 #include "e2e/test_app.hpp"
 
 namespace cairn::test {
@@ -45,16 +46,6 @@ TestAppOptions ProbeOptions() {
   options.config_yaml = kMinimalConfig;
   options.extra_routes = AddProbeRoutes;
   return options;
-}
-
-void ExpectEnvelope(const HttpResult& result, int status, const std::string& code) {
-  EXPECT_EQ(result.status, status) << result.body;
-  auto body = result.Json();
-  ASSERT_TRUE(body.is_object()) << result.body;
-  EXPECT_EQ(body.at("success"), false);
-  EXPECT_EQ(body.at("code"), boost::json::value(code));
-  EXPECT_TRUE(body.at("message").is_string());
-  EXPECT_FALSE(result.Header("X-Request-Id").empty());
 }
 
 TEST(HttpCore, HealthReportsAppAndDatabase) {

@@ -20,6 +20,7 @@
 #include <boost/json.hpp>
 
 #include "common/crypto.hpp"
+#include "e2e/expect_envelope.hpp"
 #include "e2e/test_app.hpp"
 #include "http/body_stream.hpp"
 #include "http/upgrade.hpp"
@@ -181,14 +182,6 @@ TestAppOptions PlatformOptions(Probes& probes) {
                        }});
   };
   return options;
-}
-
-void ExpectEnvelope(const HttpResult& result, int status, const std::string& code) {
-  EXPECT_EQ(result.status, status) << result.body;
-  auto body = result.Json();
-  ASSERT_TRUE(body.is_object()) << result.body;
-  EXPECT_EQ(body.at("success"), false);
-  EXPECT_EQ(body.at("code"), boost::json::value(code));
 }
 
 // A request whose body could be read as a second request on the same connection.
