@@ -299,17 +299,10 @@ int IoThreads(const Settings& settings, unsigned cores) {
 int WorkerThreads(const Settings& settings, bool shared_server, unsigned cores) {
   if (settings.worker_threads > 0) return settings.worker_threads;
   const int per_core = static_cast<int>(std::max(1u, std::min(cores, 1024u)));
-  int connections = 0;
-  if (shared_server) {  // PostgreSQL: the pool's connections
-    connections = settings.database_pool_size > 0 ? settings.database_pool_size
-                                                  : db::kDefaultPostgresPoolSize;
-  } else {
-    // SQLite: the readers plus the one writer.
-    connections = (settings.database_pool_size > 0 ? settings.database_pool_size
-                                                   : db::kDefaultSqliteReaders) +
-                  1;
-  }
-  return std::min(kMaxThreads, std::max(2 * per_core, connections));
+  if (!shared_server) return per_core;
+  const int pool =
+      settings.database_pool_size > 0 ? settings.database_pool_size : db::kDefaultPostgresPoolSize;
+  return std::min(kMaxThreads, std::max(2 * per_core, pool));
 }
 
 }  // namespace cairn::app

@@ -41,15 +41,15 @@ TEST(Settings, IoThreadsAreOnePerCore) {
   EXPECT_EQ(IoThreads(settings, 16), 3);
 }
 
-TEST(Settings, WorkersAreTwoPerCoreAndAtLeastTheDatabaseConnections) {
+TEST(Settings, WorkersAreOnePerCoreOnSqliteAndCoverThePoolOnPostgres) {
   Settings settings;
-  EXPECT_EQ(WorkerThreads(settings, false, 1), 5);  // 4 readers + the writer
-  EXPECT_EQ(WorkerThreads(settings, false, 4), 8);
+  EXPECT_EQ(WorkerThreads(settings, false, 2), 2);
+  EXPECT_EQ(WorkerThreads(settings, false, 0), 1);   // an unknown core count counts as one
   EXPECT_EQ(WorkerThreads(settings, true, 1), 8);    // the default pool's 8 connections
   EXPECT_EQ(WorkerThreads(settings, true, 16), 32);  // never below two per core
   settings.database_pool_size = 32;
   EXPECT_EQ(WorkerThreads(settings, true, 4), 32);
-  EXPECT_EQ(WorkerThreads(settings, false, 4), 33);
+  EXPECT_EQ(WorkerThreads(settings, false, 4), 4);
   settings.worker_threads = 3;  // CAIRN_WORKER_THREADS wins
   EXPECT_EQ(WorkerThreads(settings, true, 16), 3);
   EXPECT_EQ(WorkerThreads(settings, false, 16), 3);
