@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "db/database.hpp"
+#include "api/database_liveness.hpp"
 #include "http/router.hpp"
 
 namespace cairn::api {
@@ -13,6 +13,8 @@ struct HealthInfo {
   std::string app_version;
 };
 
-Status AddHealthRoutes(http::Router& router, db::Database& database, HealthInfo info);
+// The route answers from `liveness` without touching the database itself, so it runs on the
+// network thread.
+Status AddHealthRoutes(http::Router& router, const DatabaseLiveness& liveness, HealthInfo info);
 
 }  // namespace cairn::api

@@ -26,7 +26,8 @@ namespace cairn::app {
 struct Application::Parts {
   ApplicationOptions options;
   std::unique_ptr<db::Database> database;
-  AuthParts auth;  // empty when the config has no `auth` section
+  std::unique_ptr<api::DatabaseLiveness> liveness;  // what GET /api/health reports
+  AuthParts auth;                                   // empty when the config has no `auth` section
   // Every (table, role) permission answer, precomputed from options.config for the routes.
   access::AccessIndex access;
   std::unique_ptr<records::RecordService> records;
@@ -40,7 +41,8 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
   http::Router router;
   const config::AppConfig& config = parts.options.config;
   parts.access = access::AccessIndex::Build(config);
-  CAIRN_TRY(api::AddHealthRoutes(router, *parts.database, {config.name, config.version}));
+  parts.liveness = std::make_unique<api::DatabaseLiveness>(*parts.database);
+  CAIRN_TRY(api::AddHealthRoutes(router, *parts.liveness, {config.name, config.version}));
   if (parts.auth.service) {
     CAIRN_TRY(api::AddAuthRoutes(router, *parts.auth.service, *parts.auth.cookies));
     CAIRN_TRY(api::AddAuthAdminRoutes(router, *parts.auth.service, *parts.auth.cookies));
@@ -155,6 +157,7 @@ void Application::Shutdown() {
   if (!parts_ || parts_->shut_down) return;
   parts_->shut_down = true;
   parts_->server->Shutdown();
+  if (parts_->liveness) parts_->liveness->Stop();
   WaitForBackgroundWork();  // queued mail still needs the database
   parts_->database->Close();
 }

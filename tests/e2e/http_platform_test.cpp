@@ -150,6 +150,12 @@ TestAppOptions PlatformOptions(Probes& probes) {
                             probes.gate.opened.wait();
                             return http::Response::Json(200, boost::json::object{{"held", true}});
                           }}));
+    http::RouteSpec fast;  // a worker route that answers at once
+    fast.method = "GET";
+    fast.pattern = "/test/fast";
+    CAIRN_TRY(router.Add({fast, [](http::Request&) -> Result<http::Response> {
+                            return http::Response::Json(200, boost::json::object{{"fast", true}});
+                          }}));
     http::RouteSpec upload;
     upload.method = "PUT";
     upload.pattern = "/test/upload";
@@ -316,8 +322,12 @@ TEST(HttpPlatform, HandlersRunOffTheNetworkThreads) {
   auto held = std::async(std::launch::async,
                          [port = app.port()] { return HttpClient(port).Get("/test/held"); });
   probes.gate.WaitForEntries(1);
-  // The only network thread is free while a handler blocks: health answers meanwhile.
-  for (int i = 0; i < 20; ++i) EXPECT_EQ(app.Client().Get("/api/health").status, 200);
+  // The only network thread is free while a handler blocks: other requests, on the other
+  // workers, are answered meanwhile.
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(app.Client().Get("/test/fast").status, 200);
+    EXPECT_EQ(app.Client().Get("/api/health").status, 200);
+  }
   EXPECT_EQ(held.wait_for(0s), std::future_status::timeout);
   probes.gate.open.set_value();
   EXPECT_EQ(held.get().status, 200);
@@ -336,20 +346,23 @@ TEST(HttpPlatform, AFullWorkerQueueAnswers503WithRetryAfter) {
   probes.gate.WaitForEntries(1);  // the one worker is taken
   // One of the next two waits in the queue, the other finds it full.
   auto second = std::async(std::launch::async,
-                           [port = app.port()] { return HttpClient(port).Get("/api/health"); });
+                           [port = app.port()] { return HttpClient(port).Get("/test/fast"); });
   auto third = std::async(std::launch::async,
-                          [port = app.port()] { return HttpClient(port).Get("/api/health"); });
+                          [port = app.port()] { return HttpClient(port).Get("/test/fast"); });
   std::future<HttpResult>* refused = nullptr;
-  while (refused == nullptr) {
-    if (second.wait_for(5ms) == std::future_status::ready)
+  for (int i = 0; i < 2000 && refused == nullptr; ++i) {
+    if (second.wait_for(5ms) == std::future_status::ready) {
       refused = &second;
-    else if (third.wait_for(5ms) == std::future_status::ready)
+    } else if (third.wait_for(5ms) == std::future_status::ready) {
       refused = &third;
+    }
   }
+  // The gate opens before any check, so a failed one cannot leave a handler blocked.
+  probes.gate.open.set_value();
+  ASSERT_NE(refused, nullptr) << "neither request was refused";
   HttpResult busy = refused->get();
   ExpectEnvelope(busy, 503, "SERVICE_UNAVAILABLE");
   EXPECT_EQ(busy.Header("Retry-After"), "1");
-  probes.gate.open.set_value();
   EXPECT_EQ(first.get().status, 200);
   EXPECT_EQ((refused == &second ? third : second).get().status, 200);
 }
