@@ -1,7 +1,6 @@
 #include "api/database_liveness.hpp"
 
 #include "common/log.hpp"
-#include "common/time.hpp"
 
 namespace cairn::api {
 
@@ -33,7 +32,11 @@ void DatabaseLiveness::Stop() {
 }
 
 std::int64_t DatabaseLiveness::Now() const {
-  return options_.now_ms ? options_.now_ms() : time::NowMillis();
+  if (options_.now_ms) return options_.now_ms();
+  // Monotonic: a wall-clock step must not make a fresh answer look stale, or the reverse.
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
 
 void DatabaseLiveness::Refresh() {

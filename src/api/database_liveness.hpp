@@ -21,7 +21,7 @@ struct LivenessOptions {
   std::chrono::milliseconds interval{500};
   std::chrono::milliseconds stale_after{3000};
   bool background = true;                // false: only Refresh() pings (tests)
-  std::function<std::int64_t()> now_ms;  // unset: the wall clock (tests step their own)
+  std::function<std::int64_t()> now_ms;  // unset: a monotonic clock (tests step their own)
 };
 
 class DatabaseLiveness {

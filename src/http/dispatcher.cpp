@@ -6,6 +6,7 @@
 #include <boost/url/parse.hpp>
 
 #include "common/log.hpp"
+#include "common/text.hpp"
 #include "http/json_body.hpp"
 #include "http/limits.hpp"
 
@@ -28,19 +29,20 @@ std::optional<Error> ParseTarget(std::string_view target, Request& request,
   if (!parsed) return Error::Validation("Malformed request target");
   const auto& url = *parsed;
   for (auto segment : url.segments()) {
-    if (segment.find('\0') != std::string::npos) {
+    if (text::ContainsNul(segment)) {
       return Error::Validation("Request path must not contain NUL characters");
     }
     segments.push_back(std::move(segment));
   }
   request.path.assign(url.path());
   for (auto param : url.params()) {
-    // PostgreSQL cannot store NUL and SQLite cuts text at it: refused for every route at once.
-    if (param.key.find('\0') != std::string::npos) {
+    // PostgreSQL cannot store NUL and SQLite cuts text at it: refused here for every parameter
+    // of every route, so nothing behind the dispatcher checks query text for it again.
+    if (text::ContainsNul(param.key)) {
       return Error::Validation("Query parameters must not contain NUL characters",
                                {{"query", "a parameter name contains NUL"}});
     }
-    if (param.value.find('\0') != std::string::npos) {
+    if (text::ContainsNul(param.value)) {
       return Error::Validation("Query parameters must not contain NUL characters",
                                {{param.key, "must not contain NUL characters"}});
     }

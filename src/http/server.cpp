@@ -222,19 +222,21 @@ struct Server::Impl {
     Forget(connection);
   }
 
-  // The answer to a request that never reached its handler or whose handler never ran.
+  // The answer to a request that never reached its handler, or whose streamed body failed.
   Response Answer(const Error& error, const Request& request) const {
+    if (HttpStatus(error.code) >= 500) {
+      log::Error("request " + request.request_id + " " + std::string(request.method) + " " +
+                 request.path + ": " + error.detail);
+    }
     Response response = Response::FromError(error);
     dispatcher.Finish(request, response);
     return response;
   }
 
   Response Busy(const Request& request) const {
-    Response response =
-        Response::FromError(Error::Unavailable("The server is busy; retry shortly"));
-    response.SetHeader("Retry-After", "1");
-    dispatcher.Finish(request, response);
-    return response;
+    Error busy = Error::Unavailable("The server is busy; retry shortly");
+    busy.retry_after_seconds = 1;
+    return Answer(busy, request);
   }
 
   asio::awaitable<Response> Execute(const CompiledRoute& route, Request& request) {
@@ -402,13 +404,7 @@ struct Server::Impl {
         });
         if (!written.ok()) {
           co_await abort();
-          Response response = Response::FromError(written.error());
-          if (HttpStatus(written.error().code) >= 500) {
-            log::Error("request " + request.request_id +
-                       ": streamed body failed: " + written.error().detail);
-          }
-          dispatcher.Finish(request, response);
-          co_return Received{std::move(response), false};
+          co_return Received{Answer(written.error(), request), false};
         }
       }
       if (ec) {

@@ -1,13 +1,12 @@
 #include "records/display_context.hpp"
 
-#include "common/text.hpp"
 #include "config/locale_data.hpp"
 #include "records/display/formatter_cache.hpp"
 
 namespace cairn::records {
 
 Status CheckTimeZone(std::string_view timezone) {
-  if (text::ContainsNul(timezone) || !config::IsKnownTimeZone(timezone)) {
+  if (!config::IsKnownTimeZone(timezone)) {
     return Error::Validation("Invalid query parameter",
                              {{"timezone",
                                "must be an IANA time zone such as Europe/Paris or "

@@ -13,7 +13,6 @@ Result<Condition> CompileSearch(std::string_view q, const config::Table& table,
     return Error::Validation("Invalid query parameter", {{"q", std::move(message)}});
   };
   if (!text::IsValidUtf8(q)) return invalid("must be valid UTF-8 text");
-  if (text::ContainsNul(q)) return invalid("must not contain NUL characters");
   if (text::CodePoints(q) > kMaxSearchLength) {
     return invalid("at most " + std::to_string(kMaxSearchLength) + " characters");
   }
