@@ -12,9 +12,12 @@
 #include "api/health_api.hpp"
 #include "api/origin_check.hpp"
 #include "api/records_api.hpp"
+#include "api/storage_api.hpp"
 #include "api/tables_api.hpp"
 #include "app/auth_setup.hpp"
+#include "app/storage_setup.hpp"
 #include "common/log.hpp"
+#include "common/time.hpp"
 #include "http/middleware.hpp"
 #include "http/server.hpp"
 #include "records/comment_schema.hpp"
@@ -28,6 +31,7 @@ struct Application::Parts {
   std::unique_ptr<db::Database> database;
   std::unique_ptr<api::DatabaseLiveness> liveness;  // what GET /api/health reports
   AuthParts auth;                                   // empty when the config has no `auth` section
+  StorageParts storage;                             // with auth: signing needs sessions
   // Every (table, role) permission answer, precomputed from options.config for the routes.
   access::AccessIndex access;
   std::unique_ptr<records::RecordService> records;
@@ -53,6 +57,10 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
     CAIRN_TRY(api::AddCommentRoutes(router, config, *parts.database, parts.access));
     // Admin only, so only with sessions (D50).
     CAIRN_TRY(api::AddActivityRoutes(router, *parts.database));
+    CAIRN_TRY(api::AddStorageRoutes(router, *parts.storage.service, *parts.database,
+                                    parts.options.storage_now_seconds
+                                        ? parts.options.storage_now_seconds
+                                        : [] { return time::NowMillis() / 1000; }));
   }
   if (parts.options.extra_routes) {
     CAIRN_TRY(parts.options.extra_routes(router, *parts.database));
@@ -128,6 +136,9 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
     CAIRN_ASSIGN_OR_RETURN(parts->auth,
                            SetUpAuth(bound, *parts->options.config.auth, *parts->database));
     CAIRN_TRY(EnsureFirstAdmin(bound, *parts->auth.service));
+    CAIRN_ASSIGN_OR_RETURN(parts->storage,
+                           SetUpStorage(bound, parts->options.config, *parts->database,
+                                        parts->auth.service->options().secret));
     std::vector<std::string> origins{api::OriginOf(bound.base_url)};
     for (const auto& origin : bound.trusted_origins) origins.push_back(api::OriginOf(origin));
     middleware.push_back(std::make_shared<api::OriginCheck>(

@@ -25,6 +25,9 @@ struct ApplicationOptions {
   // The rate limiter's clock (Unix epoch milliseconds); empty: the system clock. Tests drive it
   // to cross windows without sleeping.
   std::function<std::int64_t()> rate_limit_now_ms;
+  // The clock signed URL tokens are dated and checked on (Unix epoch seconds); empty: the system
+  // clock. Tests step it past a token's expiry.
+  std::function<std::int64_t()> storage_now_seconds;
 };
 
 class Application {

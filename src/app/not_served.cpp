@@ -78,19 +78,16 @@ void Strategy(const NotServedProbe& probe, std::vector<std::string>& where) {
   }
 }
 
-void Buckets(const NotServedProbe& probe, std::vector<std::string>& where) {
-  if (const array* buckets = ArrayAt(probe.document, "buckets"); buckets && !buckets->empty()) {
-    where.emplace_back("buckets");
-  }
+bool HasAuth(const NotServedProbe& probe) {
+  const object* root = probe.document.if_object();
+  return root != nullptr && root->contains("auth");
 }
 
-void RoleStoragePermissions(const NotServedProbe& probe, std::vector<std::string>& where) {
-  const array* roles = AuthArray(probe, "roles");
-  for (std::size_t i = 0; roles != nullptr && i < roles->size(); ++i) {
-    const object* permissions = ObjectAt((*roles)[i], "permissions");
-    if (permissions != nullptr && permissions->contains("storage")) {
-      where.push_back(Indexed("auth.roles", i) + ".permissions.storage");
-    }
+// File storage is served with auth only: signing needs a session.
+void BucketsWithoutAuth(const NotServedProbe& probe, std::vector<std::string>& where) {
+  if (const array* buckets = ArrayAt(probe.document, "buckets");
+      buckets && !buckets->empty() && !HasAuth(probe)) {
+    where.emplace_back("buckets");
   }
 }
 
@@ -117,6 +114,18 @@ bool IsSet(const NotServedProbe& probe, const std::string& name) {
   if (probe.env == nullptr) return false;
   const auto value = (*probe.env)(name.c_str());
   return value.has_value() && !value->empty();
+}
+
+// The storage settings that are set when there is no auth section (no storage without it).
+void StorageSettingsWithoutAuth(const NotServedProbe& probe, std::vector<std::string>& where) {
+  if (HasAuth(probe)) return;
+  for (const char* name :
+       {"STORAGE_PROVIDER", "STORAGE_LOCAL_DIRECTORY", "STORAGE_DEFAULT_ACCESS",
+        "STORAGE_PUBLIC_PATHS", "STORAGE_S3_ENDPOINT", "STORAGE_S3_BUCKET", "STORAGE_S3_REGION",
+        "STORAGE_S3_ACCESS_KEY_ID", "STORAGE_S3_SECRET_ACCESS_KEY",
+        "STORAGE_S3_FORCE_PATH_STYLE"}) {
+    if (IsSet(probe, name)) where.emplace_back(name);
+  }
 }
 
 // <NAME>_CLIENT_ID / <NAME>_CLIENT_SECRET of each configured OAuth provider (D18: upper-cased,
@@ -152,12 +161,14 @@ constexpr std::string_view kPages = "pages";
 constexpr NoticeKind kWarn = NoticeKind::kNotServed;
 constexpr NoticeKind kInfo = NoticeKind::kNoBackendEffect;
 constexpr std::string_view kD6 = "by design (D6); kept for the planned schema export";
-constexpr std::string_view kStorage = "file storage (buckets, signed URLs, uploads, transforms)";
+constexpr std::string_view kTransforms = "image transforms: file downloads serve the original bytes";
+constexpr std::string_view kStorageNeedsAuth =
+    "file storage is served with an auth section only (signing needs a session)";
 
 // Each later issue that serves one of these removes its row (and its line in docs/config.md or
 // docs/settings.md, and in tests/unit/app/not_served_test.cpp).
 constexpr NotServedEntry kTable[] = {
-    {"buckets", kWarn, false, kStorage, Buckets},
+    {"buckets", kWarn, false, kStorageNeedsAuth, BucketsWithoutAuth},
     {"tables[].fields[].bucket", kWarn, false,
      "file storage: an attachment's path is stored as written, no bucket is looked up",
      FieldKey<kFieldBucket>},
@@ -165,8 +176,6 @@ constexpr NotServedEntry kTable[] = {
      "file storage: attachment files are not checked against it", FieldKey<kAllowedFileTypes>},
     {"tables[].fields[].maxFileSize", kWarn, false,
      "file storage: attachment files are not checked against it", FieldKey<kMaxFileSize>},
-    {"auth.roles[].permissions.storage", kWarn, false, "file storage: there is nothing to sign",
-     RoleStoragePermissions},
     {"auth.strategies[] magicLink", kWarn, false,
      "the magicLink strategy: its sign-in routes do not exist", Strategy<kMagicLink>},
     {"auth.strategies[] emailOtp", kWarn, false,
@@ -178,12 +187,11 @@ constexpr NotServedEntry kTable[] = {
     {"analytics", kWarn, false, "analytics: the collect and report routes do not exist", Analytics},
     {"<PROVIDER>_CLIENT_ID, <PROVIDER>_CLIENT_SECRET", kWarn, true,
      "OAuth sign-in is not served, so its credentials are not read", OAuthCredentials},
-    {"STORAGE_DEFAULT_ACCESS", kWarn, true, kStorage, nullptr},
-    {"STORAGE_PUBLIC_PATHS", kWarn, true, kStorage, nullptr},
-    {"STORAGE_TRANSFORM_PRESETS", kWarn, true, kStorage, nullptr},
-    {"STORAGE_TRANSFORM_CACHE_DIR", kWarn, true, kStorage, nullptr},
-    {"STORAGE_TRANSFORM_CACHE_MAX_SIZE", kWarn, true, kStorage, nullptr},
-    {"ECO_IMAGE_FORMAT", kWarn, true, kStorage, nullptr},
+    {"STORAGE_* without auth", kWarn, true, kStorageNeedsAuth, StorageSettingsWithoutAuth},
+    {"STORAGE_TRANSFORM_PRESETS", kWarn, true, kTransforms, nullptr},
+    {"STORAGE_TRANSFORM_CACHE_DIR", kWarn, true, kTransforms, nullptr},
+    {"STORAGE_TRANSFORM_CACHE_MAX_SIZE", kWarn, true, kTransforms, nullptr},
+    {"ECO_IMAGE_FORMAT", kWarn, true, kTransforms, nullptr},
     {"ECO_RETENTION_PURGE_DAYS", kWarn, true,
      "the retention purge job: soft-deleted records stay in the trash", nullptr},
     {"SCHEMA_EDIT_API_ENABLED", kWarn, true,

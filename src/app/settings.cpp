@@ -9,6 +9,7 @@
 
 #include "db/limits.hpp"
 #include "ratelimit/client_address.hpp"
+#include "storage/file_path.hpp"
 
 namespace cairn::app {
 namespace {
@@ -42,6 +43,10 @@ class Reader {
   }
 
   void Fail(std::string message) { errors_.push_back({source_, std::move(message)}); }
+  // A failure of a setting that was not just read (one that is missing, or checked later).
+  void FailAt(std::string setting, std::string message) {
+    errors_.push_back({std::move(setting), std::move(message)});
+  }
 
   template <class Int>
   void ReadInt(const char* flag, const char* env_name, Int& out, long long min, long long max) {
@@ -111,17 +116,81 @@ std::vector<std::string> SplitComma(const std::string& text) {
 void ReadPublicPaths(Reader& reader, Settings& settings) {
   auto text = reader.Get(nullptr, "STORAGE_PUBLIC_PATHS");
   if (!text) return;
-  settings.storage_public_paths = SplitComma(*text);
-  const auto& paths = settings.storage_public_paths;
+  auto& paths = settings.storage.public_paths;
+  paths = SplitComma(*text);
   for (std::size_t i = 0; i < paths.size(); ++i) {
     if (paths[i].ends_with("*")) {
       reader.Fail("\"" + paths[i] + "\" must not end with a wildcard: prefixes match already");
+      continue;
+    }
+    if (Status checked = storage::CheckPrefix(paths[i]); !checked.ok()) {
+      reader.Fail("\"" + paths[i] + "\": " + checked.error().errors.front().message +
+                  " (a prefix is <bucket>/<folder>, such as default/public)");
     }
     for (std::size_t j = 0; j < paths.size(); ++j) {
       if (i != j && paths[j].starts_with(paths[i]) && (i < j || paths[i] != paths[j])) {
         reader.Fail("\"" + paths[i] + "\" overlaps \"" + paths[j] + "\"");
       }
     }
+  }
+}
+
+void ReadStorageProvider(Reader& reader, Settings& settings) {
+  storage::StorageSettings& out = settings.storage;
+  if (auto provider = reader.Get(nullptr, "STORAGE_PROVIDER")) {
+    if (*provider == "local") {
+      out.provider = storage::Provider::kLocal;
+    } else if (*provider == "bytea") {
+      out.provider = storage::Provider::kBytea;
+    } else if (*provider == "s3") {
+      out.provider = storage::Provider::kS3;
+    } else {
+      reader.Fail("must be one of local, bytea, s3 (got \"" + *provider + "\")");
+    }
+  }
+  const bool s3 = out.provider == storage::Provider::kS3;
+  if (auto directory = reader.Get(nullptr, "STORAGE_LOCAL_DIRECTORY")) {
+    if (out.provider && out.provider != storage::Provider::kLocal) {
+      reader.Fail("is only used with STORAGE_PROVIDER=local");
+    }
+    out.local_directory = *directory;
+  }
+  storage::S3Settings& s3_settings = out.s3;
+  const auto read_s3 = [&](const char* name, std::string& value, bool required) {
+    auto text = reader.Get(nullptr, name);
+    if (text && !s3) {
+      reader.Fail("is only used with STORAGE_PROVIDER=s3");
+      return;
+    }
+    if (text) {
+      value = *text;
+    } else if (s3 && required) {
+      reader.FailAt(name, "is required with STORAGE_PROVIDER=s3");
+    }
+  };
+  read_s3("STORAGE_S3_ENDPOINT", s3_settings.endpoint, false);
+  read_s3("STORAGE_S3_BUCKET", s3_settings.bucket, true);
+  read_s3("STORAGE_S3_REGION", s3_settings.region, false);
+  read_s3("STORAGE_S3_ACCESS_KEY_ID", s3_settings.access_key_id, true);
+  read_s3("STORAGE_S3_SECRET_ACCESS_KEY", s3_settings.secret_access_key, true);
+  if (reader.Get(nullptr, "STORAGE_S3_FORCE_PATH_STYLE") && !s3) {
+    reader.Fail("is only used with STORAGE_PROVIDER=s3");
+  } else {
+    reader.ReadBool(nullptr, "STORAGE_S3_FORCE_PATH_STYLE", s3_settings.force_path_style);
+  }
+  if (s3 && !s3_settings.endpoint.empty() && !s3_settings.endpoint.starts_with("http://") &&
+      !s3_settings.endpoint.starts_with("https://")) {
+    reader.FailAt("STORAGE_S3_ENDPOINT", "must be an http:// or https:// URL");
+  }
+  const std::string& bucket = s3_settings.bucket;
+  const bool bucket_ok =
+      bucket.size() >= 3 && bucket.size() <= 63 &&
+      std::all_of(bucket.begin(), bucket.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+      });
+  if (s3 && !bucket.empty() && !bucket_ok) {
+    reader.FailAt("STORAGE_S3_BUCKET", "must be an S3 bucket name: 3 to 63 of a-z, 0-9, - and . (got \"" + bucket +
+                "\")");
   }
 }
 
@@ -255,8 +324,10 @@ Result<Settings> LoadSettings(const Flags& flags, const EnvLookup& env) {
     settings.auth_secret = *secret;
   }
   ReadAuthSettings(reader, settings);
-  reader.ReadChoice(nullptr, "STORAGE_DEFAULT_ACCESS", settings.storage_default_access,
-                    {"private", "public"});
+  std::string default_access = "private";
+  reader.ReadChoice(nullptr, "STORAGE_DEFAULT_ACCESS", default_access, {"private", "public"});
+  settings.storage.default_public = default_access == "public";
+  ReadStorageProvider(reader, settings);
   ReadPublicPaths(reader, settings);
   ReadTransformPresets(reader, settings);
   if (auto dir = reader.Get(nullptr, "STORAGE_TRANSFORM_CACHE_DIR")) {

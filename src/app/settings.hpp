@@ -12,6 +12,7 @@
 #include "common/log.hpp"
 #include "common/result.hpp"
 #include "db/database.hpp"
+#include "storage/storage_settings.hpp"
 
 namespace cairn::app {
 
@@ -45,8 +46,9 @@ struct Settings {
   std::string trusted_proxies;  // comma-separated addresses and CIDR ranges, validated
   int rate_limit_window_seconds = 60;
   bool rate_limit_disabled = false;
-  std::string storage_default_access = "private";
-  std::vector<std::string> storage_public_paths;
+  // STORAGE_PROVIDER, STORAGE_LOCAL_DIRECTORY, STORAGE_S3_*, STORAGE_DEFAULT_ACCESS,
+  // STORAGE_PUBLIC_PATHS (D41, docs/storage.md).
+  storage::StorageSettings storage;
   std::string storage_transform_presets;  // JSON object text, validated
   std::string storage_transform_cache_dir;
   int storage_transform_cache_max_mb = 500;

@@ -1,5 +1,7 @@
 #include "common/crypto.hpp"
 
+#include <cstring>
+
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
@@ -112,6 +114,27 @@ std::string Base64(std::string_view bytes) {
 
 std::string Base64Url(std::string_view bytes) {
   return Encode64(bytes, kBase64UrlAlphabet, false);
+}
+
+std::optional<std::string> Base64UrlDecode(std::string_view text) {
+  if (text.size() % 4 == 1) return std::nullopt;
+  std::string out;
+  out.reserve(text.size() * 3 / 4);
+  unsigned bits = 0;
+  int count = 0;
+  for (char c : text) {
+    const char* at = std::strchr(kBase64UrlAlphabet, c);
+    if (c == '\0' || at == nullptr) return std::nullopt;
+    bits = (bits << 6) | static_cast<unsigned>(at - kBase64UrlAlphabet);
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      out.push_back(static_cast<char>((bits >> count) & 0xff));
+    }
+  }
+  // Leftover bits must be zero, so that each byte string has exactly one encoding.
+  if ((bits & ((1U << count) - 1)) != 0) return std::nullopt;
+  return out;
 }
 
 }  // namespace cairn::crypto

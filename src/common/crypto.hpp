@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,5 +25,8 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b);
 // RFC 4648 base64 (with padding) and base64url (without padding).
 std::string Base64(std::string_view bytes);
 std::string Base64Url(std::string_view bytes);
+// The bytes of unpadded base64url text; nullopt for any other text (padding, other alphabets,
+// non-zero trailing bits).
+std::optional<std::string> Base64UrlDecode(std::string_view text);
 
 }  // namespace cairn::crypto

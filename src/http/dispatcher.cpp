@@ -148,6 +148,9 @@ Response Dispatcher::Run(const CompiledRoute& route, Request& request) const {
     Response response;
     if (auto early = Before(route, request)) {
       response = std::move(*early);
+    } else if (Status checked = route.route.precheck ? route.route.precheck(request) : Status{};
+               !checked.ok()) {
+      response = FromHandler(checked.error(), request);
     } else if (!route.route.spec.body_schema.is_null()) {
       if (auto error = ParseJsonBody(*request.raw, route, request)) {
         response = Response::FromError(*error);

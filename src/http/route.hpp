@@ -63,6 +63,9 @@ struct Route {
   RouteSpec spec;
   Handler handler;
   StreamHandler stream_handler;
+  // Checks that answer before the JSON body is parsed, after the middleware: a route whose
+  // contract puts "unknown resource" (404) ahead of "bad body" (400) names the resource here.
+  std::function<Status(Request&)> precheck;
 };
 
 }  // namespace cairn::http

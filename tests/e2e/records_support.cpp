@@ -33,7 +33,15 @@ Caller SignIn(TestApp& app, const std::string& email) {
 }  // namespace
 
 RecordsApp::RecordsApp(const std::string& tables_yaml, const std::string& auth_extra)
-    : app_(Options(tables_yaml, auth_extra)) {
+    : RecordsApp(tables_yaml, auth_extra, nullptr) {}
+
+RecordsApp::RecordsApp(const std::string& tables_yaml, const std::string& auth_extra,
+                       const std::function<void(TestAppOptions&)>& tune)
+    : app_([&] {
+        TestAppOptions options = Options(tables_yaml, auth_extra);
+        if (tune) tune(options);
+        return options;
+      }()) {
   admin_ = SignIn(app_, kAdminEmail);
 }
 

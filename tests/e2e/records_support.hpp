@@ -2,6 +2,7 @@
 // members and viewers made through the admin API, each with a Bearer token.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include <boost/json.hpp>
@@ -22,6 +23,9 @@ class RecordsApp {
  public:
   // `tables_yaml`: the `tables:` section (and anything else at the root but `auth`).
   explicit RecordsApp(const std::string& tables_yaml, const std::string& auth_extra = "");
+  // The same, with the options adjusted before start (settings, clocks).
+  RecordsApp(const std::string& tables_yaml, const std::string& auth_extra,
+             const std::function<void(TestAppOptions&)>& tune);
 
   TestApp& app() { return app_; }
   const Caller& admin() const { return admin_; }

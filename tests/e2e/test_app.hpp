@@ -24,6 +24,8 @@ struct TestAppOptions {
   std::function<void(app::Settings&)> tune_settings;
   // The rate limiter's clock (epoch milliseconds); empty: the system clock.
   std::function<std::int64_t()> rate_limit_now_ms;
+  // The clock of signed URL tokens (epoch seconds); empty: the system clock.
+  std::function<std::int64_t()> storage_now_seconds;
   // Runs on the database of another TestApp (its data directory and, on PostgreSQL, its schema)
   // instead of a fresh one: several nodes on one database, or a restart. That app must outlive
   // this one; it may be shut down already.

@@ -87,6 +87,12 @@ const std::map<std::string, std::string> kEveryInertSetting = {
     {"RATE_LIMIT_DISABLED", "true"},
 };
 
+// Storage is served with auth only: without it, buckets and storage settings are named.
+constexpr const char* kStorageWithoutAuth = R"(name: no-auth
+buckets:
+  - name: files
+)";
+
 std::vector<std::string> Subjects(const std::vector<NotServedFinding>& findings, NoticeKind kind) {
   std::vector<std::string> out;
   for (const auto& finding : findings) {
@@ -102,16 +108,31 @@ TEST(NotServed, EveryInertKeyAndSettingIsNamed) {
   const auto findings = FindNotServed(outcome.config->document, &env);
   EXPECT_THAT(
       Subjects(findings, NoticeKind::kNotServed),
-      ElementsAre("buckets", "tables[0].fields[1].bucket", "tables[0].fields[1].allowedFileTypes",
-                  "tables[0].fields[1].maxFileSize", "auth.roles[0].permissions.storage",
-                  "auth.strategies[1]", "auth.strategies[2]", "auth.strategies[3]",
-                  "auth.twoFactor", "analytics", "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET",
-                  "MY_IDP_CLIENT_ID", "STORAGE_DEFAULT_ACCESS", "STORAGE_PUBLIC_PATHS",
-                  "STORAGE_TRANSFORM_PRESETS", "STORAGE_TRANSFORM_CACHE_DIR",
+      ElementsAre("tables[0].fields[1].bucket", "tables[0].fields[1].allowedFileTypes",
+                  "tables[0].fields[1].maxFileSize", "auth.strategies[1]", "auth.strategies[2]",
+                  "auth.strategies[3]", "auth.twoFactor", "analytics", "GOOGLE_CLIENT_ID",
+                  "GOOGLE_CLIENT_SECRET", "MY_IDP_CLIENT_ID", "STORAGE_TRANSFORM_PRESETS", "STORAGE_TRANSFORM_CACHE_DIR",
                   "STORAGE_TRANSFORM_CACHE_MAX_SIZE", "ECO_IMAGE_FORMAT",
                   "ECO_RETENTION_PURGE_DAYS", "SCHEMA_EDIT_API_ENABLED"));
   EXPECT_THAT(Subjects(findings, NoticeKind::kNoBackendEffect),
               ElementsAre("theme", "languages", "components", "pages"));
+}
+
+TEST(NotServed, StorageWithoutAuthIsNamed) {
+  const auto outcome = Load(kStorageWithoutAuth);
+  ASSERT_TRUE(outcome.ok());
+  const EnvLookup env = FakeEnv({{"STORAGE_PUBLIC_PATHS", "files/public"},
+                                 {"STORAGE_PROVIDER", "local"},
+                                 {"PORT", "8080"}});
+  EXPECT_THAT(Subjects(FindNotServed(outcome.config->document, &env), NoticeKind::kNotServed),
+              ElementsAre("buckets", "STORAGE_PROVIDER", "STORAGE_PUBLIC_PATHS"));
+  // With auth the same settings are served.
+  const auto with_auth = Load(kEveryInertKey);
+  ASSERT_TRUE(with_auth.ok());
+  for (const auto& finding : FindNotServed(with_auth.config->document, &env)) {
+    EXPECT_FALSE(finding.subject.starts_with("STORAGE_") || finding.subject == "buckets")
+        << finding.subject;
+  }
 }
 
 TEST(NotServed, EveryRowOfTheTableIsExercisedAbove) {
@@ -119,8 +140,13 @@ TEST(NotServed, EveryRowOfTheTableIsExercisedAbove) {
   const auto outcome = Load(kEveryInertKey);
   ASSERT_TRUE(outcome.ok());
   const EnvLookup env = FakeEnv(kEveryInertSetting);
+  const auto without_auth = Load(kStorageWithoutAuth);
+  ASSERT_TRUE(without_auth.ok());
   std::set<const NotServedEntry*> hit;
   for (const auto& finding : FindNotServed(outcome.config->document, &env)) {
+    hit.insert(finding.entry);
+  }
+  for (const auto& finding : FindNotServed(without_auth.config->document, &env)) {
     hit.insert(finding.entry);
   }
   for (const NotServedEntry& entry : NotServedTable()) {
@@ -154,8 +180,8 @@ TEST(NotServed, SettingsAreLookedAtOnlyWithAnEnvironment) {
   const auto findings = FindNotServed(outcome.config->document, &env);
   ASSERT_EQ(findings.size(), 1u);  // an empty value is unset, as LoadSettings reads it
   EXPECT_EQ(FormatNotServed(findings[0], outcome.locations),
-            "ECO_IMAGE_FORMAT: accepted, not served by this build: file storage (buckets, "
-            "signed URLs, uploads, transforms)");
+            "ECO_IMAGE_FORMAT: accepted, not served by this build: image transforms: file "
+            "downloads serve the original bytes");
 }
 
 TEST(NotServed, ConfigKeysAreNamedWithFileAndLine) {
@@ -166,9 +192,6 @@ TEST(NotServed, ConfigKeysAreNamedWithFileAndLine) {
   for (const auto& finding : findings) lines.push_back(FormatNotServed(finding, outcome.locations));
   ASSERT_GE(lines.size(), 3u);
   EXPECT_EQ(lines[0],
-            "app.yaml:15: buckets: accepted, not served by this build: file storage (buckets, "
-            "signed URLs, uploads, transforms)");
-  EXPECT_EQ(lines[1],
             "app.yaml:9: tables[0].fields[1].bucket: accepted, not served by this build: file "
             "storage: an attachment's path is stored as written, no bucket is looked up");
   EXPECT_EQ(lines.back(),
@@ -188,10 +211,10 @@ TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
       starts,
       ElementsAre("app.yaml:9: tables[0].fields[1].bucket",
                   "app.yaml:10: tables[0].fields[1].allowedFileTypes",
-                  "app.yaml:11: tables[0].fields[1].maxFileSize", "app.yaml:15: buckets",
+                  "app.yaml:11: tables[0].fields[1].maxFileSize",
                   "app.yaml:20: auth.strategies[1]", "app.yaml:21: auth.strategies[2]",
                   "app.yaml:22: auth.strategies[3]", "app.yaml:24: auth.twoFactor",
-                  "app.yaml:28: auth.roles[0].permissions.storage", "app.yaml:29: analytics",
+                  "app.yaml:29: analytics",
                   "app.yaml:30: theme", "app.yaml:31: languages", "app.yaml:32: components",
                   "app.yaml:33: pages", "ECO_IMAGE_FORMAT: accepted, not served by this build"));
 }

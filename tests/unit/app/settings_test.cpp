@@ -29,7 +29,7 @@ TEST(Settings, DefaultsFollowD2) {
   EXPECT_EQ(settings->base_url, "http://127.0.0.1:3000");
   EXPECT_TRUE(settings->database_url.empty());
   EXPECT_FALSE(settings->allow_destructive);
-  EXPECT_EQ(settings->storage_default_access, "private");
+  EXPECT_FALSE(settings->storage.default_public);
   EXPECT_EQ(settings->eco_image_format, "avif");
 }
 
