@@ -134,7 +134,8 @@ TEST_P(StorageTest, BatchSigning) {
       app.admin(), "POST", "/api/buckets/docs/sign/batch",
       R"({"files":[{"path":"one.txt"},{"path":"gone.txt"},{"path":"two.txt","expiresIn":60}]})");
   ASSERT_EQ(result.status, 200) << result.body;
-  const auto& files = result.Json().at("files").as_array();
+  const auto json = result.Json();
+  const auto& files = json.at("files").as_array();
   ASSERT_EQ(files.size(), 3u);
   EXPECT_EQ(files[0].at("path"), "one.txt");
   EXPECT_TRUE(files[0].as_object().contains("signedUrl"));
@@ -385,13 +386,14 @@ TEST_P(StorageTest, BucketAndFileLists) {
                                  "/api/buckets/docs/files?prefix=list/&limit=2" +
                                      (cursor.empty() ? "" : "&cursor=" + cursor));
     ASSERT_EQ(result.status, 200) << result.body;
-    for (const auto& file : result.Json().at("files").as_array()) {
+    const auto json = result.Json();
+    for (const auto& file : json.at("files").as_array()) {
       seen.emplace_back(file.at("path").as_string());
       EXPECT_EQ(file.at("size").to_number<int>(), 1);
       EXPECT_EQ(file.at("mimeType"), "text/plain");
       EXPECT_TRUE(file.as_object().contains("updatedAt"));
     }
-    const auto& next = result.Json().at("nextCursor");
+    const auto& next = json.at("nextCursor");
     if (next.is_null()) break;
     cursor = std::string(next.as_string());
   }
@@ -410,7 +412,8 @@ TEST_P(StorageTest, BucketAndFileLists) {
   const auto mine = app.Send(viewer, "GET", "/api/buckets");
   ASSERT_EQ(mine.status, 200);
   std::vector<std::string> names;
-  for (const auto& bucket : mine.Json().at("buckets").as_array()) {
+  const auto mine_json = mine.Json();
+  for (const auto& bucket : mine_json.at("buckets").as_array()) {
     names.emplace_back(bucket.at("name").as_string());
   }
   EXPECT_EQ(names, (std::vector<std::string>{"docs", "pictures"}));
@@ -432,21 +435,24 @@ TEST_P(StorageTest, DeleteHonoursPermissionsAndEverythingIsLogged) {
 
   const auto log = app.Send(app.admin(), "GET", "/api/activity?action=bucket.file.uploaded");
   ASSERT_EQ(log.status, 200);
-  const auto& uploads = log.Json().at("activities").as_array();
+  const auto log_json = log.Json();
+  const auto& uploads = log_json.at("activities").as_array();
   ASSERT_EQ(uploads.size(), 1u);
-  EXPECT_EQ(uploads[0].at("user").at("id"), app.admin().user_id);
+  EXPECT_EQ(uploads[0].at("user").at("id").as_string(), app.admin().user_id);
   const auto detail = app.Send(app.admin(), "GET",
                                "/api/activity/" + std::string(uploads[0].at("id").as_string()));
-  const auto& metadata = detail.Json().at("activity").at("metadata");
+  const auto detail_json = detail.Json();
+  const auto& metadata = detail_json.at("activity").at("metadata");
   EXPECT_EQ(metadata.at("bucket"), "docs");
   EXPECT_EQ(metadata.at("path"), "gone.txt");
   EXPECT_EQ(metadata.at("size").to_number<int>(), 3);
   EXPECT_EQ(metadata.at("token").as_string().size(), 16u);
 
   const auto removals = app.Send(app.admin(), "GET", "/api/activity?action=bucket.file.deleted");
-  const auto& entries = removals.Json().at("activities").as_array();
+  const auto removals_json = removals.Json();
+  const auto& entries = removals_json.at("activities").as_array();
   ASSERT_EQ(entries.size(), 1u);
-  EXPECT_EQ(entries[0].at("user").at("id"), member.user_id);
+  EXPECT_EQ(entries[0].at("user").at("id").as_string(), member.user_id);
 }
 
 // --- Hostile paths ------------------------------------------------------------------------------

@@ -104,6 +104,7 @@ HttpResult HttpClient::Request(const std::string& method, const std::string& tar
     // write is not the end, the answer may be waiting.
     bhttp::response_parser<bhttp::string_body> parser;
     parser.body_limit(64 * 1024 * 1024);
+    parser.skip(method == "HEAD");  // the answer to HEAD has headers only
     bhttp::read(impl_->stream, impl_->buffer, parser, ec);
     if (ec) {
       // The server may close an idle keep-alive connection: reconnect once.
