@@ -48,7 +48,8 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
     CAIRN_TRY(api::AddAuthAdminRoutes(router, *parts.auth.service, *parts.auth.cookies));
     // Every route needs a session (D17), which exists only with auth.
     CAIRN_TRY(api::AddTablesRoutes(router, config, parts.access));
-    parts.records = std::make_unique<records::RecordService>(*parts.database, config, parts.access);
+    parts.records = std::make_unique<records::RecordService>(*parts.database, config, parts.access,
+                                                             parts.options.attachment_files);
     CAIRN_TRY(api::AddRecordRoutes(router, config, *parts.records));
     CAIRN_TRY(api::AddCommentRoutes(router, config, *parts.database, parts.access));
     // Admin only, so only with sessions (D50).

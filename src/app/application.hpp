@@ -13,6 +13,10 @@
 #include "http/router.hpp"
 #include "http/server.hpp"
 
+namespace cairn::records {
+class AttachmentFiles;  // records/attachment_files.hpp
+}
+
 namespace cairn::app {
 
 struct ApplicationOptions {
@@ -25,6 +29,9 @@ struct ApplicationOptions {
   // The rate limiter's clock (Unix epoch milliseconds); empty: the system clock. Tests drive it
   // to cross windows without sleeping.
   std::function<std::int64_t()> rate_limit_now_ms;
+  // File storage for attachment fields (D45) in place of the storage module's; tests inject a
+  // fake. Must outlive the application. Null: the storage module's.
+  const records::AttachmentFiles* attachment_files = nullptr;
 };
 
 class Application {

@@ -20,8 +20,10 @@ struct Caller {
 
 class RecordsApp {
  public:
-  // `tables_yaml`: the `tables:` section (and anything else at the root but `auth`).
-  explicit RecordsApp(const std::string& tables_yaml, const std::string& auth_extra = "");
+  // `tables_yaml`: the `tables:` section (and anything else at the root but `auth`). `files`:
+  // file storage for attachment fields in place of the storage module's (must outlive the app).
+  explicit RecordsApp(const std::string& tables_yaml, const std::string& auth_extra = "",
+                      const records::AttachmentFiles* files = nullptr);
 
   TestApp& app() { return app_; }
   const Caller& admin() const { return admin_; }
