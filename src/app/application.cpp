@@ -15,6 +15,7 @@
 #include "api/storage_api.hpp"
 #include "api/tables_api.hpp"
 #include "app/auth_setup.hpp"
+#include "app/attachment_storage.hpp"
 #include "app/storage_setup.hpp"
 #include "common/log.hpp"
 #include "common/time.hpp"
@@ -32,6 +33,7 @@ struct Application::Parts {
   std::unique_ptr<api::DatabaseLiveness> liveness;  // what GET /api/health reports
   AuthParts auth;                                   // empty when the config has no `auth` section
   StorageParts storage;                             // with auth: signing needs sessions
+  std::unique_ptr<StorageAttachmentFiles> attachment_files;  // attachments over `storage`
   // Every (table, role) permission answer, precomputed from options.config for the routes.
   access::AccessIndex access;
   std::unique_ptr<records::RecordService> records;
@@ -52,15 +54,21 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
     CAIRN_TRY(api::AddAuthAdminRoutes(router, *parts.auth.service, *parts.auth.cookies));
     // Every route needs a session (D17), which exists only with auth.
     CAIRN_TRY(api::AddTablesRoutes(router, config, parts.access));
-    parts.records = std::make_unique<records::RecordService>(*parts.database, config, parts.access);
+    std::function<std::int64_t()> storage_now = parts.options.storage_now_seconds;
+    if (!storage_now) storage_now = [] { return time::NowMillis() / 1000; };
+    parts.attachment_files =
+        std::make_unique<StorageAttachmentFiles>(*parts.storage.service, storage_now);
+    const records::AttachmentFiles* files = parts.options.attachment_files
+                                                ? parts.options.attachment_files
+                                                : parts.attachment_files.get();
+    parts.records =
+        std::make_unique<records::RecordService>(*parts.database, config, parts.access, files);
     CAIRN_TRY(api::AddRecordRoutes(router, config, *parts.records));
     CAIRN_TRY(api::AddCommentRoutes(router, config, *parts.database, parts.access));
     // Admin only, so only with sessions (D50).
     CAIRN_TRY(api::AddActivityRoutes(router, *parts.database));
     CAIRN_TRY(api::AddStorageRoutes(router, *parts.storage.service, *parts.database,
-                                    parts.options.storage_now_seconds
-                                        ? parts.options.storage_now_seconds
-                                        : [] { return time::NowMillis() / 1000; }));
+                                    std::move(storage_now)));
   }
   if (parts.options.extra_routes) {
     CAIRN_TRY(parts.options.extra_routes(router, *parts.database));

@@ -13,6 +13,10 @@
 #include "http/router.hpp"
 #include "http/server.hpp"
 
+namespace cairn::records {
+class AttachmentFiles;  // records/attachment_files.hpp
+}
+
 namespace cairn::app {
 
 struct ApplicationOptions {
@@ -28,6 +32,9 @@ struct ApplicationOptions {
   // The clock signed URL tokens are dated and checked on (Unix epoch seconds); empty: the system
   // clock. Tests step it past a token's expiry.
   std::function<std::int64_t()> storage_now_seconds;
+  // File storage for attachment fields (D45) in place of the storage module's; tests inject a
+  // fake. Must outlive the application. Null: the storage module's.
+  const records::AttachmentFiles* attachment_files = nullptr;
 };
 
 class Application {

@@ -96,7 +96,13 @@ struct Field {
   // or the first such field when it is not written).
   std::string foreign_key;
   OnDelete on_delete = OnDelete::kSetNull;
-  std::string bucket = "default";  // attachment, multiple-attachments
+  // attachment, multiple-attachments (D45): the bucket its files live in, the media types they
+  // may have (exact, `type/*` or `*/*`; empty: any), their largest size in bytes and, for
+  // multiple-attachments, how many files a value holds at most.
+  std::string bucket = "default";
+  std::vector<std::string> allowed_file_types;
+  std::optional<std::int64_t> max_file_size;
+  std::optional<std::int64_t> max_files;
 };
 
 struct IndexSpec {

@@ -145,6 +145,11 @@ Field BuildField(const object& f, std::int64_t id) {
     case FieldType::kAttachment:
     case FieldType::kMultipleAttachments:
       field.bucket = std::string(Str(f, "bucket", "default"));
+      for (const value& type : Array(f, "allowedFileTypes")) {
+        if (type.is_string()) field.allowed_file_types.emplace_back(type.get_string());
+      }
+      field.max_file_size = Integer(f.if_contains("maxFileSize"));
+      field.max_files = Integer(f.if_contains("maxFiles"));
       break;
     default:
       break;

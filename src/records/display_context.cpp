@@ -15,13 +15,16 @@ Status CheckTimeZone(std::string_view timezone) {
   return {};
 }
 
-Result<DisplayContext> DisplayContext::Make(std::string_view timezone) {
+Result<DisplayContext> DisplayContext::Make(std::string_view timezone,
+                                            const AttachmentFiles* files) {
   if (!timezone.empty()) CAIRN_TRY(CheckTimeZone(timezone));
-  return DisplayContext(std::string(timezone));
+  return DisplayContext(std::string(timezone), files);
 }
 
-DisplayContext::DisplayContext(std::string timezone)
-    : timezone_(std::move(timezone)), formatters_(std::make_unique<display::FormatterCache>()) {}
+DisplayContext::DisplayContext(std::string timezone, const AttachmentFiles* files)
+    : timezone_(std::move(timezone)),
+      files_(files),
+      formatters_(std::make_unique<display::FormatterCache>()) {}
 DisplayContext::DisplayContext(DisplayContext&&) noexcept = default;
 DisplayContext& DisplayContext::operator=(DisplayContext&&) noexcept = default;
 DisplayContext::~DisplayContext() = default;

@@ -14,6 +14,7 @@ namespace cairn::records {
 namespace display {
 class FormatterCache;  // display/formatter_cache.hpp
 }
+class AttachmentFiles;  // attachment_files.hpp
 
 // Ok when `timezone` (a `?timezone=` value) names an IANA zone, else the 400 naming `timezone`.
 // A name holding NUL is refused before the lookup: cut there, it could name a real zone.
@@ -22,8 +23,10 @@ Status CheckTimeZone(std::string_view timezone);
 class DisplayContext {
  public:
   // `timezone` is the request's `?timezone=` (empty: each field's own zone, else UTC). An unknown
-  // zone is a 400 naming `timezone`.
-  static Result<DisplayContext> Make(std::string_view timezone);
+  // zone is a 400 naming `timezone`. `files` adds the links of attachments (D45); null when file
+  // storage is not configured.
+  static Result<DisplayContext> Make(std::string_view timezone,
+                                     const AttachmentFiles* files = nullptr);
 
   DisplayContext(DisplayContext&&) noexcept;
   DisplayContext& operator=(DisplayContext&&) noexcept;
@@ -32,11 +35,13 @@ class DisplayContext {
   // The zone that overrides every field's own; empty when the request named none.
   const std::string& timezone() const { return timezone_; }
   display::FormatterCache& formatters() { return *formatters_; }
+  const AttachmentFiles* attachment_files() const { return files_; }
 
  private:
-  explicit DisplayContext(std::string timezone);
+  DisplayContext(std::string timezone, const AttachmentFiles* files);
 
   std::string timezone_;
+  const AttachmentFiles* files_;
   std::unique_ptr<display::FormatterCache> formatters_;
 };
 

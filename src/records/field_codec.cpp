@@ -12,12 +12,24 @@ Result<db::Value> FieldCodec::ParseWritten(const config::Field& field,
   return Parse(field, input);
 }
 
+Result<db::Value> FieldCodec::ParseWithFiles(const config::Field& field,
+                                             const boost::json::value& input,
+                                             const AttachmentFiles& /*files*/) const {
+  return Parse(field, input);
+}
+
+void FieldCodec::AppendReadJson(const config::Field& field, const db::Row& row, int column,
+                                const AttachmentFiles& /*files*/, std::string& out) const {
+  AppendJson(field, row, column, out);
+}
+
 Result<db::Value> ParseFieldValue(const config::Field& field, const boost::json::value& input,
-                                  const json::NumberTexts& numbers) {
+                                  const json::NumberTexts& numbers, const AttachmentFiles* files) {
   const FieldCodec& codec = CodecOf(field);
   if (const std::string* written = numbers.Find(input)) {
     return codec.ParseWritten(field, input, *written);
   }
+  if (files != nullptr) return codec.ParseWithFiles(field, input, *files);
   return codec.Parse(field, input);
 }
 

@@ -19,6 +19,7 @@
 #include "db/dialect.hpp"
 #include "db/row.hpp"
 #include "db/value.hpp"
+#include "records/attachment_files.hpp"
 #include "records/display_context.hpp"
 
 namespace cairn::records {
@@ -68,9 +69,25 @@ class FieldCodec {
                                          const boost::json::value& input,
                                          std::string_view written) const;
 
-  // Appends the JSON of the value in `column` of `row` (`null` when the column is NULL).
+  // Parse for a write when file storage is configured (D45): the attachment types ask `files`
+  // whether each file exists in the field's bucket, check its real type and size against the
+  // field, and store the size and type storage reports (not the client's). Called before the
+  // write transaction. Errors other than Error::Validation (storage failing) are the request's.
+  // The default is Parse.
+  virtual Result<db::Value> ParseWithFiles(const config::Field& field,
+                                           const boost::json::value& input,
+                                           const AttachmentFiles& files) const;
+
+  // Appends the JSON of the value in `column` of `row` (`null` when the column is NULL): the
+  // stored value, as history and the activity log keep it.
   virtual void AppendJson(const config::Field& field, const db::Row& row, int column,
                           std::string& out) const = 0;
+
+  // AppendJson as a read answers it when file storage is configured: the attachment types add
+  // each file's links from `files` (signed URLs are minted at read time, never stored; D45).
+  // Pure CPU. The default is AppendJson.
+  virtual void AppendReadJson(const config::Field& field, const db::Row& row, int column,
+                              const AttachmentFiles& files, std::string& out) const;
 
   // The JSON Schema of the field's value on the wire (nullable unless required).
   virtual boost::json::value JsonSchema(const config::Field& field) const = 0;
@@ -88,9 +105,11 @@ class FieldCodec {
                                   DisplayContext& context, std::string& out) const;
 };
 
-// The codec's ParseWritten when `numbers` holds the text `input` was written as, else its Parse.
+// The codec's ParseWritten when `numbers` holds the text `input` was written as, else its
+// ParseWithFiles when `files` is given (file storage configured), else its Parse.
 Result<db::Value> ParseFieldValue(const config::Field& field, const boost::json::value& input,
-                                  const json::NumberTexts& numbers);
+                                  const json::NumberTexts& numbers,
+                                  const AttachmentFiles* files = nullptr);
 
 // The codec of a field type; every type has one.
 const FieldCodec& CodecOf(config::FieldType type);

@@ -84,12 +84,15 @@ Result<std::string> RecordService::CreateMany(const config::Table& table, const 
   std::vector<std::vector<FieldWrite>> all_writes;
   all_writes.reserve(items->size());
   std::vector<FieldError> errors;
+  const RequestFiles files(files_);
   for (std::size_t i = 0; i < items->size(); ++i) {
     const std::string path = Indexed("records", i) + ".fields";
     const auto& item = (*items)[i];
     const auto* fields = item.is_object() ? item.get_object().if_contains("fields") : nullptr;
-    auto writes = ParseFieldWrites(table, access, fields, numbers, WriteKind::kCreate, path);
+    auto writes =
+        ParseFieldWrites(table, access, fields, numbers, WriteKind::kCreate, path, files.get());
     if (!writes.ok()) {
+      if (writes.error().code != ErrorCode::kValidation) return std::move(writes).error();
       for (auto& error : writes.error().errors) errors.push_back(std::move(error));
       continue;
     }
@@ -138,6 +141,7 @@ Result<std::string> RecordService::UpdateMany(const config::Table& table, const 
   };
   std::vector<Item> parsed;
   std::vector<FieldError> errors;
+  const RequestFiles files(files_);
   for (std::size_t i = 0; i < items->size(); ++i) {
     const std::string path = Indexed("records", i);
     const auto* object = (*items)[i].is_object() ? &(*items)[i].get_object() : nullptr;
@@ -156,8 +160,9 @@ Result<std::string> RecordService::UpdateMany(const config::Table& table, const 
       }
     }
     auto writes = ParseFieldWrites(table, access, object->if_contains("fields"), numbers,
-                                   WriteKind::kUpdate, path + ".fields");
+                                   WriteKind::kUpdate, path + ".fields", files.get());
     if (!writes.ok()) {
+      if (writes.error().code != ErrorCode::kValidation) return std::move(writes).error();
       for (auto& error : writes.error().errors) errors.push_back(std::move(error));
       continue;
     }

@@ -21,11 +21,31 @@ bool IsMissing(const config::Field& field, const db::Value& value) {
 
 }  // namespace
 
+Result<std::optional<StoredFile>> RequestFiles::Find(std::string_view bucket,
+                                                     std::string_view path) const {
+  if (files_ == nullptr) return std::optional<StoredFile>();
+  // Bucket names hold no NUL, so the key is unambiguous.
+  std::string key;
+  key.reserve(bucket.size() + 1 + path.size());
+  key.append(bucket).push_back('\0');
+  key.append(path);
+  if (const auto found = found_.find(key); found != found_.end()) return found->second;
+  CAIRN_ASSIGN_OR_RETURN(std::optional<StoredFile> file, files_->Find(bucket, path));
+  found_.emplace(std::move(key), file);
+  return file;
+}
+
+void RequestFiles::AppendLinks(std::string_view bucket, std::string_view path,
+                               std::string& out) const {
+  if (files_ != nullptr) files_->AppendLinks(bucket, path, out);
+}
+
 Result<std::vector<FieldWrite>> ParseFieldWrites(const config::Table& table,
                                                  const access::TableAccess& access,
                                                  const boost::json::value* fields,
                                                  const json::NumberTexts& numbers, WriteKind kind,
-                                                 std::string_view path) {
+                                                 std::string_view path,
+                                                 const AttachmentFiles* files) {
   if (fields == nullptr || !fields->is_object()) {
     return Error::Validation("The body needs a `fields` object",
                              {{std::string(path), "must be an object of field values"}});
@@ -52,8 +72,9 @@ Result<std::vector<FieldWrite>> ParseFieldWrites(const config::Table& table,
       fail(name, "you may not write this field");
       continue;
     }
-    auto parsed = ParseFieldValue(*field, input, numbers);
+    auto parsed = ParseFieldValue(*field, input, numbers, files);
     if (!parsed.ok()) {
+      if (parsed.error().code != ErrorCode::kValidation) return std::move(parsed).error();
       fail(name, parsed.error().message);
       continue;
     }

@@ -175,7 +175,7 @@ Result<std::string> RecordService::List(const config::Table& table, const Actor&
   const int offset = options.page ? (*options.page - 1) * options.limit : options.offset;
   std::optional<DisplayContext> display;
   if (options.format.display) {
-    CAIRN_ASSIGN_OR_RETURN(display, DisplayContext::Make(options.format.timezone));
+    CAIRN_ASSIGN_OR_RETURN(display, DisplayContext::Make(options.format.timezone, files_));
   }
   std::int64_t total = 0;
   std::string records = "[";

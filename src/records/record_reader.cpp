@@ -35,8 +35,8 @@ void AppendText(const db::Row& row, int column, std::string& out) {
 }  // namespace
 
 RecordReader::RecordReader(const config::AppConfig& config, const config::Table& table,
-                           const db::Dialect& dialect)
-    : table_sql_(db::Identifier(table.sql_name).quoted()) {
+                           const db::Dialect& dialect, const AttachmentFiles* files)
+    : files_(files), table_sql_(db::Identifier(table.sql_name).quoted()) {
   for (std::string_view column : kSystemColumns) {
     if (!columns_sql_.empty()) columns_sql_ += ", ";
     columns_sql_ += db::Identifier(column).quoted();
@@ -84,12 +84,14 @@ RecordReader::RecordReader(const config::AppConfig& config, const config::Table&
 }
 
 void RecordReader::AppendField(const StoredField& stored, const db::Row& row, std::string& out,
-                               DisplayContext* display) const {
+                               const AttachmentFiles* files, DisplayContext* display) const {
   json::AppendString(out, stored.field->name);
   out.push_back(':');
   const FieldCodec& codec = CodecOf(*stored.field);
   if (display != nullptr) {
     codec.AppendDisplay(*stored.field, row, stored.column, *display, out);
+  } else if (files != nullptr) {
+    codec.AppendReadJson(*stored.field, row, stored.column, *files, out);
   } else {
     codec.AppendJson(*stored.field, row, stored.column, out);
   }
@@ -109,7 +111,7 @@ void RecordReader::AppendAllFields(const db::Row& row, std::string& out) const {
     if (!stored.in_history) continue;
     if (!first) out.push_back(',');
     first = false;
-    AppendField(stored, row, out);
+    AppendField(stored, row, out, nullptr);
   }
   out.push_back('}');
 }
@@ -121,7 +123,7 @@ void RecordReader::AppendFlat(const db::Row& row, const std::vector<const config
   for (const StoredField& stored : stored_) {
     if (std::find(readable.begin(), readable.end(), stored.field) == readable.end()) continue;
     out.push_back(',');
-    AppendField(stored, row, out);
+    AppendField(stored, row, out, files_);
   }
   out.push_back('}');
 }
@@ -140,7 +142,7 @@ void RecordReader::AppendRecord(const db::Row& row,
     }
     if (!first) out.push_back(',');
     first = false;
-    AppendField(stored, row, out, display);
+    AppendField(stored, row, out, files_, display);
   }
   out += R"(},"createdBy":)";
   AppendText(row, 3, out);

@@ -3,6 +3,8 @@
 // The column order is fixed: the seven system columns, then each stored field in config order,
 // then the relationships without a column of their own (many-to-many from its junction table,
 // one-to-many from the related table's foreign key), each a JSON array of live related ids.
+// With file storage configured, the record answers embed each attachment's links (D45); the
+// history form (AppendAllFields) keeps the stored values.
 #pragma once
 
 #include <string>
@@ -11,14 +13,16 @@
 #include "config/model.hpp"
 #include "db/dialect.hpp"
 #include "db/row.hpp"
+#include "records/attachment_files.hpp"
 #include "records/display_context.hpp"
 
 namespace cairn::records {
 
 class RecordReader {
  public:
+  // `files` (null: no file storage) must outlive the reader.
   RecordReader(const config::AppConfig& config, const config::Table& table,
-               const db::Dialect& dialect);
+               const db::Dialect& dialect, const AttachmentFiles* files = nullptr);
 
   // A many-to-many field and its junction table (`"source_id"`, `"target_id"`).
   struct LinkField {
@@ -41,7 +45,7 @@ class RecordReader {
   // The upsert's flat shape (D33): {"id":7, <readable field>: value, …}.
   void AppendFlat(const db::Row& row, const std::vector<const config::Field*>& readable,
                   std::string& out) const;
-  // Only the `fields` object, every stored field (history and activity keep these).
+  // Only the `fields` object, every stored field as stored (history and activity keep these).
   void AppendAllFields(const db::Row& row, std::string& out) const;
 
   static constexpr int kIdColumn = 0;
@@ -54,9 +58,11 @@ class RecordReader {
     int column;
     bool in_history;  // one-to-many changes with the other table, so history leaves it out
   };
+  // `files`: the links to add (null: none).
   void AppendField(const StoredField& stored, const db::Row& row, std::string& out,
-                   DisplayContext* display = nullptr) const;
+                   const AttachmentFiles* files, DisplayContext* display = nullptr) const;
 
+  const AttachmentFiles* files_;
   std::string table_sql_;
   std::string columns_sql_;
   std::string select_by_id_sql_;

@@ -6,6 +6,7 @@
 #include "common/json.hpp"
 #include "common/time.hpp"
 #include "db/dialect.hpp"
+#include "records/attachment_links.hpp"
 #include "records/comment_service.hpp"
 #include "records/record_input.hpp"
 #include "records/record_reader.hpp"
@@ -18,27 +19,45 @@ namespace {
 using access::Action;
 using namespace detail;
 
-// Drops the keys of `fields` the caller may not read (history output, D21).
-void AppendReadable(const boost::json::value& fields, const access::TableAccess& access,
+bool IsAttachment(const config::Field& field) {
+  return field.type == config::FieldType::kAttachment ||
+         field.type == config::FieldType::kMultipleAttachments;
+}
+
+// The stored `fields` of a history entry without the keys the caller may not read (D21), and
+// with attachment links when `files` is given (D45: links are minted now, never stored).
+void AppendReadable(const config::Table& table, const boost::json::value& fields,
+                    const access::TableAccess& access, const AttachmentFiles* files,
                     std::string& out) {
   if (!fields.is_object()) {
     out += "null";
     return;
   }
-  boost::json::object visible;
+  out.push_back('{');
+  bool first = true;
   for (const auto& [key, value] : fields.get_object()) {
-    if (access.CanReadField(key)) visible.emplace(key, value);
+    if (!access.CanReadField(key)) continue;
+    if (!first) out.push_back(',');
+    first = false;
+    json::AppendString(out, key);
+    out.push_back(':');
+    const config::Field* field = files != nullptr ? table.FindField(key) : nullptr;
+    if (field != nullptr && IsAttachment(*field) && !value.is_null()) {
+      AppendAttachmentsWithLinks(value, field->bucket, *files, out);
+    } else {
+      json::Append(out, value);
+    }
   }
-  json::Append(out, visible);
+  out.push_back('}');
 }
 
 }  // namespace
 
 RecordService::RecordService(db::Database& database, const config::AppConfig& config,
-                             const access::AccessIndex& access)
-    : database_(database), config_(config), access_(access) {
+                             const access::AccessIndex& access, const AttachmentFiles* files)
+    : database_(database), config_(config), access_(access), files_(files) {
   for (const config::Table& table : config.tables) {
-    readers_.emplace(&table, RecordReader(config, table, database.dialect()));
+    readers_.emplace(&table, RecordReader(config, table, database.dialect(), files));
   }
 }
 
@@ -54,8 +73,9 @@ Result<std::string> RecordService::Create(const config::Table& table, const Acto
   if (!access.Can(Action::kCreate)) return Denied("create");
   const boost::json::value* fields =
       body.is_object() ? body.get_object().if_contains("fields") : nullptr;
-  CAIRN_ASSIGN_OR_RETURN(
-      auto writes, ParseFieldWrites(table, access, fields, numbers, WriteKind::kCreate, "fields"));
+  const RequestFiles files(files_);
+  CAIRN_ASSIGN_OR_RETURN(auto writes, ParseFieldWrites(table, access, fields, numbers,
+                                                       WriteKind::kCreate, "fields", files.get()));
   const RecordReader& reader = ReaderOf(table);
   std::string record;
   CAIRN_TRY(UniqueAsValidation(
@@ -77,7 +97,7 @@ Result<std::string> RecordService::Get(const config::Table& table, const Actor& 
   const RecordReader& reader = ReaderOf(table);
   std::optional<DisplayContext> display;
   if (format.display) {
-    CAIRN_ASSIGN_OR_RETURN(display, DisplayContext::Make(format.timezone));
+    CAIRN_ASSIGN_OR_RETURN(display, DisplayContext::Make(format.timezone, files_));
   }
   std::string record;
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
@@ -105,6 +125,15 @@ Result<std::string> RecordService::Update(const config::Table& table, const Acto
     }
     expected_updated_at = *parsed;
   }
+  // Parsed before the transaction (file storage may block), answered in its order: a missing
+  // record and a refused update come first.
+  const boost::json::value* fields = object ? object->if_contains("fields") : nullptr;
+  const RequestFiles files(files_);
+  auto parsed_writes =
+      ParseFieldWrites(table, access, fields, numbers, WriteKind::kUpdate, "fields", files.get());
+  if (!parsed_writes.ok() && parsed_writes.error().code != ErrorCode::kValidation) {
+    return parsed_writes.error();  // file storage failed
+  }
   const RecordReader& reader = ReaderOf(table);
   std::string record;
   CAIRN_TRY(UniqueAsValidation(
@@ -112,9 +141,8 @@ Result<std::string> RecordService::Update(const config::Table& table, const Acto
         CAIRN_ASSIGN_OR_RETURN(Snapshot before, ReadSnapshot(connection, reader, access, id, true));
         if (!before.found || before.deleted) return RecordNotFound();
         if (!access.Can(Action::kUpdate)) return Denied("update");
-        const boost::json::value* fields = object ? object->if_contains("fields") : nullptr;
-        CAIRN_ASSIGN_OR_RETURN(auto writes, ParseFieldWrites(table, access, fields, numbers,
-                                                             WriteKind::kUpdate, "fields"));
+        if (!parsed_writes.ok()) return parsed_writes.error();
+        const std::vector<FieldWrite>& writes = parsed_writes.value();
         if (expected_updated_at && *expected_updated_at != before.updated_at) {
           return Error::Conflict("The record was changed since it was read (updatedAt differs)");
         }
@@ -212,15 +240,17 @@ Result<std::string> RecordService::History(const config::Table& table, const Act
     boost::system::error_code ec;
     const boost::json::value changes = boost::json::parse(entry.changes_json.value_or("{}"), ec);
     out += R"(,"changes":{"before":)";
-    AppendReadable(changes.is_object() && changes.get_object().contains("before")
+    AppendReadable(table,
+                   changes.is_object() && changes.get_object().contains("before")
                        ? changes.get_object().at("before")
                        : boost::json::value(),
-                   access, out);
+                   access, files_, out);
     out += R"(,"after":)";
-    AppendReadable(changes.is_object() && changes.get_object().contains("after")
+    AppendReadable(table,
+                   changes.is_object() && changes.get_object().contains("after")
                        ? changes.get_object().at("after")
                        : boost::json::value(),
-                   access, out);
+                   access, files_, out);
     out += "}}";
   }
   out += R"(],"pagination":{"total":)" + std::to_string(page.total) + R"(,"limit":)" +

@@ -4,7 +4,8 @@
 // record the caller cannot see → 404 (visibility is part of the WHERE clause, so hidden and
 // missing records take one path); a write the caller may not make on a visible record → 403.
 // Every change writes its activity entry (with before/after, which is also the record's history)
-// in the same transaction. Answers are JSON text in the wire shape.
+// in the same transaction. Answers are JSON text in the wire shape. Attachment values are checked
+// against file storage before the write transaction, and answers embed their links (D45).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include "config/model.hpp"
 #include "db/database.hpp"
 #include "records/actor.hpp"
+#include "records/attachment_files.hpp"
 #include "records/display_context.hpp"
 #include "records/record_reader.hpp"
 
@@ -55,8 +57,10 @@ struct HistoryOptions {
 
 class RecordService {
  public:
+  // `files` is file storage for attachment fields (D45), null when none is configured: then
+  // attachment values are stored as given and reads add no links. It must outlive the service.
   RecordService(db::Database& database, const config::AppConfig& config,
-                const access::AccessIndex& access);
+                const access::AccessIndex& access, const AttachmentFiles* files = nullptr);
 
   // Writes take the body and the written text of its numbers (request.json_numbers), so exact
   // decimals are checked on what the client sent (D9).
@@ -103,6 +107,7 @@ class RecordService {
   db::Database& database_;
   const config::AppConfig& config_;
   const access::AccessIndex& access_;
+  const AttachmentFiles* files_;
   std::unordered_map<const config::Table*, RecordReader> readers_;
 };
 

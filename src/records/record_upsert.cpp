@@ -51,14 +51,16 @@ Result<std::vector<const config::Field*>> MatchFields(const config::Table& table
 Result<UpsertItem> ParseItem(const config::Table& table, const access::TableAccess& access,
                              const std::vector<const config::Field*>& match,
                              const boost::json::value* fields, const json::NumberTexts& numbers,
-                             const std::string& path) {
+                             const std::string& path, const AttachmentFiles* files) {
   UpsertItem item;
   CAIRN_ASSIGN_OR_RETURN(item.update_writes, ParseFieldWrites(table, access, fields, numbers,
-                                                              WriteKind::kUpdate, path));
+                                                              WriteKind::kUpdate, path, files));
   // Creation also needs the required fields; that only matters when nothing matches.
-  auto create = ParseFieldWrites(table, access, fields, numbers, WriteKind::kCreate, path);
+  auto create = ParseFieldWrites(table, access, fields, numbers, WriteKind::kCreate, path, files);
   if (create.ok()) {
     item.create_writes = std::move(create).value();
+  } else if (create.error().code != ErrorCode::kValidation) {
+    return std::move(create).error();
   } else {
     item.create_error = create.error();
   }
@@ -99,14 +101,16 @@ Result<std::string> RecordService::Upsert(const config::Table& table, const Acto
   }
   std::vector<UpsertItem> items;
   std::vector<FieldError> errors;
+  const RequestFiles files(files_);
   const std::size_t count = batch ? batch->size() : 1;
   for (std::size_t i = 0; i < count; ++i) {
     const boost::json::value& holder = batch ? (*batch)[i] : body;
     const auto* fields = holder.is_object() ? holder.get_object().if_contains("fields") : nullptr;
     const std::string path =
         batch ? "records[" + std::to_string(i) + "].fields" : std::string("fields");
-    auto item = ParseItem(table, access, match, fields, numbers, path);
+    auto item = ParseItem(table, access, match, fields, numbers, path, files.get());
     if (!item.ok()) {
+      if (item.error().code != ErrorCode::kValidation) return std::move(item).error();
       for (auto& error : item.error().errors) errors.push_back(std::move(error));
       continue;
     }

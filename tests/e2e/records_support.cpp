@@ -7,8 +7,10 @@ namespace {
 
 constexpr const char* kAdminEmail = "admin@example.com";
 
-TestAppOptions Options(const std::string& tables_yaml, const std::string& auth_extra) {
+TestAppOptions Options(const std::string& tables_yaml, const std::string& auth_extra,
+                       const records::AttachmentFiles* files) {
   TestAppOptions options;
+  options.attachment_files = files;
   options.config_yaml = "name: records-app\nversion: 1.0.0\n" + tables_yaml +
                         "\nauth:\n  strategies:\n    - type: emailAndPassword\n" + auth_extra;
   options.tune_settings = [](app::Settings& settings) {
@@ -32,16 +34,19 @@ Caller SignIn(TestApp& app, const std::string& email) {
 
 }  // namespace
 
-RecordsApp::RecordsApp(const std::string& tables_yaml, const std::string& auth_extra)
-    : RecordsApp(tables_yaml, auth_extra, nullptr) {}
-
 RecordsApp::RecordsApp(const std::string& tables_yaml, const std::string& auth_extra,
                        const std::function<void(TestAppOptions&)>& tune)
     : app_([&] {
-        TestAppOptions options = Options(tables_yaml, auth_extra);
+        TestAppOptions options = Options(tables_yaml, auth_extra, nullptr);
         if (tune) tune(options);
         return options;
       }()) {
+  admin_ = SignIn(app_, kAdminEmail);
+}
+
+RecordsApp::RecordsApp(const std::string& tables_yaml, const std::string& auth_extra,
+                       const records::AttachmentFiles* files)
+    : app_(Options(tables_yaml, auth_extra, files)) {
   admin_ = SignIn(app_, kAdminEmail);
 }
 

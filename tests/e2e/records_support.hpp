@@ -21,9 +21,11 @@ struct Caller {
 
 class RecordsApp {
  public:
-  // `tables_yaml`: the `tables:` section (and anything else at the root but `auth`).
-  explicit RecordsApp(const std::string& tables_yaml, const std::string& auth_extra = "");
-  // The same, with the options adjusted before start (settings, clocks).
+  // `tables_yaml`: the `tables:` section (and anything else at the root but `auth`). `files`:
+  // file storage for attachment fields in place of the storage module's (must outlive the app).
+  explicit RecordsApp(const std::string& tables_yaml, const std::string& auth_extra = "",
+                      const records::AttachmentFiles* files = nullptr);
+  // With the options adjusted before start (settings, clocks).
   RecordsApp(const std::string& tables_yaml, const std::string& auth_extra,
              const std::function<void(TestAppOptions&)>& tune);
 

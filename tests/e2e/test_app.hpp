@@ -30,6 +30,9 @@ struct TestAppOptions {
   // instead of a fresh one: several nodes on one database, or a restart. That app must outlive
   // this one; it may be shut down already.
   const TestApp* share_database_with = nullptr;
+  // File storage for attachment fields instead of the storage module's (a fake); must outlive
+  // the app.
+  const records::AttachmentFiles* attachment_files = nullptr;
 };
 
 class TestApp {

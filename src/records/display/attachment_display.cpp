@@ -3,6 +3,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "records/attachment_links.hpp"
 #include "records/display/number_display.hpp"
 
 namespace cairn::records::display {
@@ -34,7 +35,8 @@ boost::json::value WithDisplay(boost::json::value item) {
 
 }  // namespace
 
-void AppendAttachments(std::string_view stored, std::string& out) {
+void AppendAttachments(std::string_view stored, std::string_view bucket,
+                       const AttachmentFiles* files, std::string& out) {
   boost::system::error_code ec;
   boost::json::value value = boost::json::parse(stored, ec);
   if (ec) value = boost::json::string(stored);  // a bare path written before objects
@@ -43,7 +45,11 @@ void AppendAttachments(std::string_view stored, std::string& out) {
   } else {
     value = WithDisplay(std::move(value));
   }
-  out += boost::json::serialize(value);
+  if (files != nullptr) {
+    AppendAttachmentsWithLinks(value, bucket, *files, out);
+  } else {
+    out += boost::json::serialize(value);
+  }
 }
 
 }  // namespace cairn::records::display

@@ -1,9 +1,10 @@
 // attachment: one file of the field's bucket. The column is text (Column below); it holds
 // the attachment object's JSON text. A column holding a bare path (no leading `{`) is written back
-// as {"path": …}, so the storage work may later store only the path (D45).
+// as {"path": …}. With file storage configured the file must exist (D45) and reads add its links.
 #include <boost/json/array.hpp>
 
 #include "common/json.hpp"
+#include "records/attachment_links.hpp"
 #include "records/display/attachment_display.hpp"
 #include "records/fields/attachment_value.hpp"
 #include "records/fields/codec_support.hpp"
@@ -26,6 +27,14 @@ class AttachmentCodecImpl final : public FieldCodec {
     return db::Value(json::Serialize(attachment));
   }
 
+  Result<db::Value> ParseWithFiles(const config::Field& field, const boost::json::value& input,
+                                   const AttachmentFiles& files) const override {
+    if (input.is_null()) return db::Value(db::Null{});
+    CAIRN_ASSIGN_OR_RETURN(const boost::json::object attachment,
+                           ParseStoredAttachment(field, input, files));
+    return db::Value(json::Serialize(attachment));
+  }
+
   void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
                   std::string& out) const override {
     if (row.IsNull(column)) {
@@ -42,9 +51,18 @@ class AttachmentCodecImpl final : public FieldCodec {
     out += '}';
   }
 
-  void AppendDisplayValue(const config::Field& /*field*/, const db::Row& row, int column,
-                          DisplayContext& /*context*/, std::string& out) const override {
-    display::AppendAttachments(row.GetText(column), out);
+  void AppendReadJson(const config::Field& field, const db::Row& row, int column,
+                      const AttachmentFiles& files, std::string& out) const override {
+    if (row.IsNull(column)) {
+      out += "null";
+      return;
+    }
+    AppendAttachmentsWithLinks(row.GetText(column), field.bucket, files, out);
+  }
+
+  void AppendDisplayValue(const config::Field& field, const db::Row& row, int column,
+                          DisplayContext& context, std::string& out) const override {
+    display::AppendAttachments(row.GetText(column), field.bucket, context.attachment_files(), out);
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

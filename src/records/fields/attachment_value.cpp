@@ -136,6 +136,63 @@ Result<boost::json::object> ParseAttachment(const boost::json::value& input) {
   return out;
 }
 
+bool MimeTypeMatches(std::string_view pattern, std::string_view mime_type) {
+  const std::size_t parameters = mime_type.find(';');
+  if (parameters != std::string_view::npos) mime_type = mime_type.substr(0, parameters);
+  while (!mime_type.empty() && mime_type.back() == ' ') mime_type.remove_suffix(1);
+  const auto equal = [](std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                              [](char x, char y) { return Lower(x) == Lower(y); });
+  };
+  if (pattern == "*/*") return true;
+  if (pattern.size() >= 2 && pattern.substr(pattern.size() - 2) == "/*") {
+    const std::string_view type = pattern.substr(0, pattern.size() - 1);  // `image/`
+    return mime_type.size() > type.size() && equal(mime_type.substr(0, type.size()), type);
+  }
+  return equal(pattern, mime_type);
+}
+
+Result<boost::json::object> ParseStoredAttachment(const config::Field& field,
+                                                  const boost::json::value& input,
+                                                  const AttachmentFiles& files) {
+  CAIRN_ASSIGN_OR_RETURN(boost::json::object given, ParseAttachment(input));
+  const std::string path(given.at("path").get_string());
+  CAIRN_ASSIGN_OR_RETURN(const std::optional<StoredFile> file, files.Find(field.bucket, path));
+  if (!file) {
+    return Invalid("file " + Quoted(path) + " does not exist in bucket " + Quoted(field.bucket) +
+                   "; upload it first");
+  }
+  if (!field.allowed_file_types.empty() &&
+      std::none_of(
+          field.allowed_file_types.begin(), field.allowed_file_types.end(),
+          [&](const std::string& pattern) { return MimeTypeMatches(pattern, file->mime_type); })) {
+    std::string allowed;
+    for (const std::string& pattern : field.allowed_file_types) {
+      if (!allowed.empty()) allowed += ", ";
+      allowed += pattern;
+    }
+    return Invalid("file " + Quoted(path) + " is " +
+                   (file->mime_type.empty() ? std::string("of unknown type") : file->mime_type) +
+                   "; this field accepts " + allowed);
+  }
+  if (field.max_file_size && file->size > static_cast<std::uint64_t>(*field.max_file_size)) {
+    return Invalid("file " + Quoted(path) + " is " + std::to_string(file->size) +
+                   " bytes; this field accepts at most " + std::to_string(*field.max_file_size) +
+                   " bytes");
+  }
+  boost::json::object stored;
+  stored["path"] = path;
+  if (const boost::json::value* filename = given.if_contains("filename")) {
+    stored["filename"] = *filename;
+  } else {
+    const std::size_t slash = path.rfind('/');
+    stored["filename"] = path.substr(slash == std::string::npos ? 0 : slash + 1);
+  }
+  stored["size"] = static_cast<std::int64_t>(file->size);
+  stored["mimeType"] = file->mime_type;
+  return stored;
+}
+
 boost::json::object AttachmentObjectSchema() {
   return {
       {"type", "object"},

@@ -1,11 +1,13 @@
 // multiple-attachments: an array of attachment objects with distinct paths, at most maxFiles,
-// stored as JSON array text.
+// stored as JSON array text. With file storage configured each file must exist (D45) and reads
+// add their links.
 #include <optional>
 #include <unordered_set>
 
 #include <boost/json/array.hpp>
 
 #include "common/json.hpp"
+#include "records/attachment_links.hpp"
 #include "records/display/attachment_display.hpp"
 #include "records/fields/attachment_value.hpp"
 #include "records/fields/codec_support.hpp"
@@ -13,13 +15,6 @@
 
 namespace cairn::records::fields {
 namespace {
-
-std::optional<std::int64_t> MaxFiles(const config::Field& field) {
-  const boost::json::value* max = field.properties.if_contains("maxFiles");
-  if (max != nullptr && max->is_int64()) return max->get_int64();
-  if (max != nullptr && max->is_uint64()) return static_cast<std::int64_t>(max->get_uint64());
-  return std::nullopt;
-}
 
 class MultipleAttachmentsCodecImpl final : public FieldCodec {
  public:
@@ -30,12 +25,47 @@ class MultipleAttachmentsCodecImpl final : public FieldCodec {
 
   Result<db::Value> Parse(const config::Field& field,
                           const boost::json::value& input) const override {
+    return ParseItems(field, input, nullptr);
+  }
+
+  Result<db::Value> ParseWithFiles(const config::Field& field, const boost::json::value& input,
+                                   const AttachmentFiles& files) const override {
+    return ParseItems(field, input, &files);
+  }
+
+  void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
+                  std::string& out) const override {
+    AppendJsonColumn(row, column, out);
+  }
+
+  void AppendReadJson(const config::Field& field, const db::Row& row, int column,
+                      const AttachmentFiles& files, std::string& out) const override {
+    const std::string_view text = row.IsNull(column) ? std::string_view() : row.GetText(column);
+    AppendAttachmentsWithLinks(text, field.bucket, files, out);
+  }
+
+  void AppendDisplayValue(const config::Field& field, const db::Row& row, int column,
+                          DisplayContext& context, std::string& out) const override {
+    display::AppendAttachments(row.GetText(column), field.bucket, context.attachment_files(), out);
+  }
+
+  boost::json::value JsonSchema(const config::Field& field) const override {
+    boost::json::object schema{{"type", "array"}, {"items", AttachmentObjectSchema()}};
+    if (field.max_files) schema["maxItems"] = *field.max_files;
+    return NullableSchema(field, std::move(schema));
+  }
+
+ private:
+  // Parse, and with `files` (file storage configured) ParseWithFiles: each item checked and
+  // completed by ParseStoredAttachment once the shape and count are known.
+  static Result<db::Value> ParseItems(const config::Field& field, const boost::json::value& input,
+                                      const AttachmentFiles* files) {
     if (input.is_null()) return db::Value(db::Null{});
     if (!input.is_array()) {
       return WrongKind(input, "an array of attachment objects {path, filename?, size?, mimeType?}");
     }
     const boost::json::array& items = input.get_array();
-    if (const auto max = MaxFiles(field); max && items.size() > static_cast<std::size_t>(*max)) {
+    if (const auto max = field.max_files; max && items.size() > static_cast<std::size_t>(*max)) {
       return Invalid("must have at most " + std::to_string(*max) +
                      (*max == 1 ? " file" : " files") + ", got " + std::to_string(items.size()));
     }
@@ -46,32 +76,26 @@ class MultipleAttachmentsCodecImpl final : public FieldCodec {
     for (std::size_t i = 0; i < items.size(); ++i) {
       auto parsed = ParseAttachment(items[i]);
       if (!parsed.ok()) return AtItem(i, std::move(parsed).error());
-      boost::json::object attachment = std::move(parsed).value();
-      std::string path(attachment.at("path").get_string());
+      std::string path(parsed->at("path").get_string());
       if (paths.contains(path)) {
         return AtItem(i,
                       Invalid("path " + Quoted(path) + " is listed twice; files must be distinct"));
       }
       paths.insert(std::move(path));
-      out.emplace_back(std::move(attachment));
+      out.emplace_back(std::move(parsed).value());
+    }
+    if (files != nullptr) {
+      for (std::size_t i = 0; i < items.size(); ++i) {
+        auto stored = ParseStoredAttachment(field, items[i], *files);
+        if (!stored.ok()) {
+          Error error = std::move(stored).error();
+          if (error.code != ErrorCode::kValidation) return error;
+          return AtItem(i, std::move(error));
+        }
+        out[i] = std::move(stored).value();
+      }
     }
     return db::Value(db::Json{json::Serialize(out)});
-  }
-
-  void AppendJson(const config::Field& /*field*/, const db::Row& row, int column,
-                  std::string& out) const override {
-    AppendJsonColumn(row, column, out);
-  }
-
-  void AppendDisplayValue(const config::Field& /*field*/, const db::Row& row, int column,
-                          DisplayContext& /*context*/, std::string& out) const override {
-    display::AppendAttachments(row.GetText(column), out);
-  }
-
-  boost::json::value JsonSchema(const config::Field& field) const override {
-    boost::json::object schema{{"type", "array"}, {"items", AttachmentObjectSchema()}};
-    if (const auto max = MaxFiles(field)) schema["maxItems"] = *max;
-    return NullableSchema(field, std::move(schema));
   }
 };
 

@@ -6,6 +6,7 @@
 #include "codec_test_util.hpp"
 #include "config/locale_data.hpp"
 #include "records/display_context.hpp"
+#include "support/fake_attachment_files.hpp"
 
 namespace cairn::records::testing {
 namespace {
@@ -260,6 +261,26 @@ TEST(AttachmentDisplay, AddsDisplayNameAndSize) {
                 db::Value(db::Json{R"([{"path":"x/one.txt","size":2500},{"path":"two.txt"}])"}))),
       J(R"([{"path":"x/one.txt","size":2500,"displayName":"one.txt","displaySize":"2.5 kB"},
                   {"path":"two.txt","displayName":"two.txt"}])"));
+}
+
+TEST(AttachmentDisplay, AddsLinksWithFileStorage) {
+  const test::FakeAttachmentFiles files;
+  auto context = DisplayContext::Make("", &files);
+  ASSERT_TRUE(context.ok());
+  auto many = MakeField(FieldType::kMultipleAttachments);
+  many.bucket = "photos";
+  const FakeRow row(
+      {db::Value(db::Null{}), db::Value(db::Json{R"([{"path":"x/one.png","size":2500}])"})});
+  std::string out;
+  CodecOf(many).AppendDisplay(many, row, 1, *context, out);
+  EXPECT_EQ(J(out), J(R"([{"path":"x/one.png","size":2500,"displayName":"one.png",
+                           "displaySize":"2.5 kB",
+                           "signedUrl":"https://files.test/photos/x/one.png?token=t",
+                           "signedUrlExpiresAt":"2030-01-01T01:00:00.000Z"}])"));
+  const FakeRow none({db::Value(db::Null{}), db::Value(db::Null{})});
+  out.clear();
+  CodecOf(many).AppendDisplay(many, none, 1, *context, out);
+  EXPECT_EQ(out, "null");
 }
 
 TEST(JsonDisplay, SerializedCompactly) {
