@@ -13,18 +13,6 @@ bool IsUnreserved(unsigned char c) {
          c == '_' || c == '.' || c == '~';
 }
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (const char byte : bytes) {
-    const auto c = static_cast<unsigned char>(byte);
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 0x0F]);
-  }
-  return out;
-}
-
 std::string Lower(std::string_view text) {
   std::string out(text);
   for (char& c : out) {
@@ -55,6 +43,18 @@ std::string TrimAll(std::string_view value) {
 }
 
 }  // namespace
+
+std::string LowerHex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const char byte : bytes) {
+    const auto c = static_cast<unsigned char>(byte);
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 0x0F]);
+  }
+  return out;
+}
 
 std::string UriEncode(std::string_view text, bool keep_slash) {
   static constexpr char kDigits[] = "0123456789ABCDEF";
@@ -177,8 +177,8 @@ HeaderSignature SignHeaders(const Credentials& credentials, const SigningRequest
   out.canonical_request = CanonicalRequest(request);
   out.signed_headers = Canonicalize(request.headers).signed_headers;
   out.string_to_sign = StringToSign(amz_date, scope, out.canonical_request);
-  out.signature =
-      Hex(crypto::HmacSha256(SigningKey(credentials, amz_date.substr(0, 8)), out.string_to_sign));
+  out.signature = LowerHex(
+      crypto::HmacSha256(SigningKey(credentials, amz_date.substr(0, 8)), out.string_to_sign));
   out.authorization = std::string(kSigV4Algorithm) + " Credential=" + credentials.access_key_id +
                       "/" + scope + ", SignedHeaders=" + out.signed_headers +
                       ", Signature=" + out.signature;
@@ -195,7 +195,7 @@ std::string PresignQuery(const Credentials& credentials, SigningRequest request,
   request.query.emplace_back("X-Amz-SignedHeaders", Canonicalize(request.headers).signed_headers);
   request.payload_hash = std::string(kUnsignedPayload);
   const std::string canonical = CanonicalRequest(request);
-  const std::string signature = Hex(crypto::HmacSha256(
+  const std::string signature = LowerHex(crypto::HmacSha256(
       SigningKey(credentials, amz_date.substr(0, 8)), StringToSign(amz_date, scope, canonical)));
   std::string out = CanonicalQuery(request.query);
   out += "&X-Amz-Signature=";

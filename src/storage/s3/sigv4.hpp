@@ -44,6 +44,9 @@ struct SigningRequest {
 // every other byte is %XX with uppercase hex; `/` stays when `keep_slash` (paths).
 std::string UriEncode(std::string_view text, bool keep_slash);
 
+// Lowercase hexadecimal of raw bytes (signatures, SHA-256 digests).
+std::string LowerHex(std::string_view bytes);
+
 // "20150830T123600Z" for epoch seconds (UTC).
 std::string AmzDate(std::int64_t epoch_seconds);
 
