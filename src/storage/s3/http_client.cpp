@@ -1,5 +1,6 @@
 #include "storage/s3/http_client.hpp"
 
+#include <openssl/err.h>
 #include <openssl/ssl.h>
 
 #include <boost/asio/io_context.hpp>

@@ -264,6 +264,26 @@ class S3Writer final : public ObjectWriter {
   std::uint64_t size_ = 0;
 };
 
+bool IsIpAddressLiteral(std::string_view host) {
+  if (host.find(':') != std::string_view::npos) return true;  // IPv6
+  return !host.empty() && std::all_of(host.begin(), host.end(),
+                                      [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+}
+
+// List cursors carry S3's continuation token in hex, so they are safe in a URL as they are.
+std::optional<std::string> FromHex(std::string_view hex) {
+  if (hex.size() % 2 != 0) return std::nullopt;
+  std::string out;
+  out.reserve(hex.size() / 2);
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    unsigned value = 0;
+    const auto [end, ec] = std::from_chars(hex.data() + i, hex.data() + i + 2, value, 16);
+    if (ec != std::errc() || end != hex.data() + i + 2) return std::nullopt;
+    out.push_back(static_cast<char>(value));
+  }
+  return out;
+}
+
 bool IsS3BucketName(std::string_view name) {
   if (name.size() < 3 || name.size() > 63) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
@@ -301,21 +321,23 @@ S3ObjectStore::S3ObjectStore(S3Settings settings, Endpoint endpoint,
       endpoint_(std::move(endpoint)),
       credentials_{settings_.access_key_id, settings_.secret_access_key, settings_.region, "s3"},
       staging_dir_(std::move(staging_dir)) {
-  const std::string host =
-      settings_.force_path_style ? endpoint_.host : settings_.bucket + "." + endpoint_.host;
+  // As the AWS SDKs do: an IP address has no virtual hosts, and a dotted bucket name breaks the
+  // wildcard certificate of virtual-hosted TLS (*.s3.amazonaws.com).
+  path_style_ = settings_.force_path_style || IsIpAddressLiteral(endpoint_.host) ||
+                (endpoint_.tls && settings_.bucket.find('.') != std::string::npos);
+  const std::string host = path_style_ ? endpoint_.host : settings_.bucket + "." + endpoint_.host;
   client_ = std::make_unique<HttpClient>(host, endpoint_.port, endpoint_.tls);
 }
 
 S3ObjectStore::~S3ObjectStore() = default;
 
 std::string S3ObjectStore::Host() const {
-  return settings_.force_path_style ? endpoint_.Authority()
-                                    : settings_.bucket + "." + endpoint_.Authority();
+  return path_style_ ? endpoint_.Authority() : settings_.bucket + "." + endpoint_.Authority();
 }
 
 std::string S3ObjectStore::Target(std::string_view key) const {
   std::string path = "/";
-  if (settings_.force_path_style) {
+  if (path_style_) {
     path += settings_.bucket;
     if (!key.empty()) path += '/';
   }
@@ -382,7 +404,11 @@ Status S3ObjectStore::Start() {
   const unsigned status = response->status();
   if (status == 200) return {};
   Error error = Failure(request, *response);
-  if (status == 404) {
+  const std::string_view region = response->header("x-amz-bucket-region");
+  if (!region.empty() && region != settings_.region) {
+    error.message = "STORAGE_S3_REGION: the bucket " + settings_.bucket + " is in " +
+                    std::string(region) + ", not " + settings_.region;
+  } else if (status == 404) {
     error.message = "STORAGE_S3_BUCKET: the bucket " + settings_.bucket + " does not exist at " +
                     endpoint_.Origin();
   } else if (status == 403 || status == 400) {
@@ -465,12 +491,14 @@ Result<ListPage> S3ObjectStore::List(std::string_view bucket, std::string_view p
   std::string token;
   if (!cursor.empty()) {
     const std::size_t dot = cursor.find('.');
-    if (cursor.size() > kMaxCursorBytes || dot != kCursorMacHexChars ||
-        !crypto::ConstantTimeEquals(cursor.substr(0, dot),
-                                    CursorMac(bucket, prefix, cursor.substr(dot + 1)))) {
+    const auto decoded = dot == kCursorMacHexChars && cursor.size() <= kMaxCursorBytes
+                             ? FromHex(cursor.substr(dot + 1))
+                             : std::nullopt;
+    if (!decoded || decoded->empty() ||
+        !crypto::ConstantTimeEquals(cursor.substr(0, dot), CursorMac(bucket, prefix, *decoded))) {
       return Error::Validation("Invalid cursor");
     }
-    token = std::string(cursor.substr(dot + 1));
+    token = *decoded;
   }
   limit = std::clamp(limit, 1, kMaxListLimit);
   const std::string key_prefix = ObjectKey(bucket, prefix);
@@ -497,7 +525,7 @@ Result<ListPage> S3ObjectStore::List(std::string_view bucket, std::string_view p
   }
   if (listed.truncated) {
     page.next_cursor = CursorMac(bucket, prefix, listed.next_continuation_token) + "." +
-                       listed.next_continuation_token;
+                       LowerHex(listed.next_continuation_token);
   }
   return page;
 }

@@ -4,7 +4,8 @@
 // - A cairn bucket is a key prefix: the object of (bucket, path) is `<bucket>/<path>` in the one
 //   S3 bucket of the settings (STORAGE_S3_BUCKET).
 // - Addressing: virtual-hosted (`https://<s3-bucket>.<endpoint-host>/<key>`) by default,
-//   path-style (`https://<endpoint-host>/<s3-bucket>/<key>`) with force_path_style.
+//   path-style (`https://<endpoint-host>/<s3-bucket>/<key>`) with force_path_style, and also
+//   (as the AWS SDKs do) for an IP address endpoint or a dotted bucket name over TLS.
 // - Uploads spool to a file in the staging directory while their SHA-256 is computed, so one PUT
 //   carries Content-Length and a signed payload hash (x-amz-content-sha256); S3 makes the object
 //   visible whole when the PUT completes (D47). A full disk while spooling is a 507.
@@ -13,8 +14,9 @@
 // - List is ListObjectsV2. Its listing has no content types, so each listed object is HEADed for
 //   its Content-Type (the type detected from the bytes when it was stored): one more round trip
 //   per object, over a kept-alive connection; a listed object gone by then is left out. Its
-//   cursor is S3's continuation token with a MAC bound to the bucket and prefix, so a cursor this
-//   backend did not issue (or issued for another listing) is Error::Validation.
+//   cursor is S3's continuation token (hex, so it is URL-safe) after a MAC bound to the bucket
+//   and prefix, so a cursor this backend did not issue (or issued for another listing) is
+//   Error::Validation.
 // - Presign answers a native presigned URL; uploads sign the content-type header, so the PUT
 //   must carry exactly that Content-Type.
 // - Failures of the service (403, 5xx, unreachable, timeouts) are Error::Unavailable with the S3
@@ -92,6 +94,7 @@ class S3ObjectStore final : public ObjectStore {
   Endpoint endpoint_;
   Credentials credentials_;
   std::filesystem::path staging_dir_;
+  bool path_style_ = false;
   std::unique_ptr<HttpClient> client_;
 };
 

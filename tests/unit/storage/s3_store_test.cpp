@@ -330,6 +330,8 @@ TEST_F(S3StoreTest, ListPagesWithCursors) {
     }
     if (!page->next_cursor) break;
     EXPECT_EQ(page->objects.size(), 2u);
+    EXPECT_EQ(page->next_cursor->find_first_not_of("0123456789abcdef."), std::string::npos)
+        << "a cursor is URL-safe as it is: " << *page->next_cursor;
     cursor = *page->next_cursor;
     ASSERT_LT(pages, 10);
   }
@@ -645,6 +647,17 @@ TEST(S3StoreOffline, PresignedUrlShapes) {
   const std::string path_style = *MakeStore(settings, staging)->Presign(request);
   EXPECT_TRUE(path_style.starts_with("http://minio.local:9000/my-bucket/photos/2024/a%20b.png?"))
       << path_style;
+  // Path-style without being asked: an IP address endpoint, a dotted bucket name over TLS.
+  settings.force_path_style = false;
+  settings.endpoint = "http://10.1.2.3:9000";
+  EXPECT_TRUE(MakeStore(settings, staging)
+                  ->Presign(request)
+                  ->starts_with("http://10.1.2.3:9000/my-bucket/photos/"));
+  settings.endpoint = "";
+  settings.bucket = "my.bucket";
+  EXPECT_TRUE(MakeStore(settings, staging)
+                  ->Presign(request)
+                  ->starts_with("https://s3.eu-west-1.amazonaws.com/my.bucket/photos/"));
   std::filesystem::remove_all(staging);
 }
 
