@@ -147,9 +147,6 @@ void OAuthCredentials(const NotServedProbe& probe, std::vector<std::string>& whe
   }
 }
 
-constexpr std::string_view kFieldBucket = "bucket";
-constexpr std::string_view kAllowedFileTypes = "allowedFileTypes";
-constexpr std::string_view kMaxFileSize = "maxFileSize";
 constexpr std::string_view kMagicLink = "magicLink";
 constexpr std::string_view kEmailOtp = "emailOtp";
 constexpr std::string_view kOAuth = "oauth";
@@ -169,13 +166,6 @@ constexpr std::string_view kStorageNeedsAuth =
 // docs/settings.md, and in tests/unit/app/not_served_test.cpp).
 constexpr NotServedEntry kTable[] = {
     {"buckets", kWarn, false, kStorageNeedsAuth, BucketsWithoutAuth},
-    {"tables[].fields[].bucket", kWarn, false,
-     "file storage: an attachment's path is stored as written, no bucket is looked up",
-     FieldKey<kFieldBucket>},
-    {"tables[].fields[].allowedFileTypes", kWarn, false,
-     "file storage: attachment files are not checked against it", FieldKey<kAllowedFileTypes>},
-    {"tables[].fields[].maxFileSize", kWarn, false,
-     "file storage: attachment files are not checked against it", FieldKey<kMaxFileSize>},
     {"auth.strategies[] magicLink", kWarn, false,
      "the magicLink strategy: its sign-in routes do not exist", Strategy<kMagicLink>},
     {"auth.strategies[] emailOtp", kWarn, false,

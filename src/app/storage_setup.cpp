@@ -4,6 +4,7 @@
 
 #include "common/log.hpp"
 #include "storage/local/local_store.hpp"
+#include "storage/s3/s3_store.hpp"
 
 namespace cairn::app {
 namespace {
@@ -22,8 +23,13 @@ Result<std::unique_ptr<storage::ObjectStore>> MakeStore(const Settings& settings
       return std::unique_ptr<storage::ObjectStore>(
           std::make_unique<storage::LocalObjectStore>(root));
     }
+    case storage::Provider::kS3: {
+      CAIRN_ASSIGN_OR_RETURN(
+          auto store, storage::s3::S3ObjectStore::Create(
+                          options.s3, std::filesystem::path(settings.data_dir) / "s3-staging"));
+      return std::unique_ptr<storage::ObjectStore>(std::move(store));
+    }
     case storage::Provider::kBytea:
-    case storage::Provider::kS3:
       break;
   }
   return Error::Unavailable("STORAGE_PROVIDER: this build does not serve this provider yet");

@@ -108,8 +108,7 @@ TEST(NotServed, EveryInertKeyAndSettingIsNamed) {
   const auto findings = FindNotServed(outcome.config->document, &env);
   EXPECT_THAT(
       Subjects(findings, NoticeKind::kNotServed),
-      ElementsAre("tables[0].fields[1].bucket", "tables[0].fields[1].allowedFileTypes",
-                  "tables[0].fields[1].maxFileSize", "auth.strategies[1]", "auth.strategies[2]",
+      ElementsAre("auth.strategies[1]", "auth.strategies[2]",
                   "auth.strategies[3]", "auth.twoFactor", "analytics", "GOOGLE_CLIENT_ID",
                   "GOOGLE_CLIENT_SECRET", "MY_IDP_CLIENT_ID", "STORAGE_TRANSFORM_PRESETS", "STORAGE_TRANSFORM_CACHE_DIR",
                   "STORAGE_TRANSFORM_CACHE_MAX_SIZE", "ECO_IMAGE_FORMAT",
@@ -192,8 +191,8 @@ TEST(NotServed, ConfigKeysAreNamedWithFileAndLine) {
   for (const auto& finding : findings) lines.push_back(FormatNotServed(finding, outcome.locations));
   ASSERT_GE(lines.size(), 3u);
   EXPECT_EQ(lines[0],
-            "app.yaml:9: tables[0].fields[1].bucket: accepted, not served by this build: file "
-            "storage: an attachment's path is stored as written, no bucket is looked up");
+            "app.yaml:20: auth.strategies[1]: accepted, not served by this build: the magicLink "
+            "strategy: its sign-in routes do not exist");
   EXPECT_EQ(lines.back(),
             "app.yaml:33: pages: kept, drives no backend behaviour: by design (D6); kept for the "
             "planned schema export");
@@ -209,10 +208,7 @@ TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
   }
   EXPECT_THAT(
       starts,
-      ElementsAre("app.yaml:9: tables[0].fields[1].bucket",
-                  "app.yaml:10: tables[0].fields[1].allowedFileTypes",
-                  "app.yaml:11: tables[0].fields[1].maxFileSize",
-                  "app.yaml:20: auth.strategies[1]", "app.yaml:21: auth.strategies[2]",
+      ElementsAre("app.yaml:20: auth.strategies[1]", "app.yaml:21: auth.strategies[2]",
                   "app.yaml:22: auth.strategies[3]", "app.yaml:24: auth.twoFactor",
                   "app.yaml:29: analytics",
                   "app.yaml:30: theme", "app.yaml:31: languages", "app.yaml:32: components",
