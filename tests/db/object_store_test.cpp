@@ -9,7 +9,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <string>
@@ -58,14 +61,16 @@ std::int64_t ByteaLeftovers(TestDatabase& tdb) {
                 R"((SELECT "version_id" FROM "_cairn_storage_objects")))");
 }
 
-// A staged version with chunks, as an upload that never reached Commit or Abort leaves it.
-std::int64_t PlantStagedVersion(TestDatabase& tdb, std::int64_t touched_at, int chunks) {
+// A version with chunks that no object points at: staged (0), as an upload that never reached
+// Commit or Abort leaves it, or retired (2), as a crash in the middle of deleting it leaves it.
+std::int64_t PlantVersion(TestDatabase& tdb, std::int64_t touched_at, int chunks,
+                          std::int64_t state = 0) {
   std::int64_t id = 0;
   const Status status = Run(tdb.db(), [&](db::Connection& c) -> Status {
     auto inserted = c.Execute(
         R"(INSERT INTO "_cairn_storage_versions" ("chunk_bytes", "created_at", "touched_at", )"
-        R"("committed") VALUES (?, ?, ?, 0) RETURNING "id")",
-        {std::int64_t{4}, touched_at, touched_at},
+        R"("state") VALUES (?, ?, ?, ?) RETURNING "id")",
+        {std::int64_t{4}, touched_at, touched_at, state},
         [&](const db::Row& row) { id = row.GetInt64(0); });
     if (!inserted.ok()) return std::move(inserted).error();
     for (int seq = 0; seq < chunks; ++seq) {
@@ -88,7 +93,10 @@ StoreFactory Bytea(std::string name, ByteaOptions options) {
   };
   factory.block_bytes = options.chunk_bytes;
   factory.leftovers = ByteaLeftovers;
-  factory.plant_crash_leftovers = [](TestDatabase& tdb) { PlantStagedVersion(tdb, 0, 3); };
+  factory.plant_crash_leftovers = [](TestDatabase& tdb) {
+    PlantVersion(tdb, 0, 3);                                // a dead upload
+    PlantVersion(tdb, time::NowMillis(), 40, /*state=*/2);  // a delete cut short, any age
+  };
   return factory;
 }
 
@@ -626,7 +634,7 @@ TEST_F(ByteaStoreTest, StoresChunksOfOneVersionAndDropsTheOld) {
   EXPECT_EQ(Count(R"(SELECT COUNT(*) FROM "_cairn_storage_chunks")"), 3);
   EXPECT_EQ(Count(R"(SELECT MAX(LENGTH("data")) FROM "_cairn_storage_chunks")"),
             static_cast<std::int64_t>(kByteaChunkBytes));
-  EXPECT_EQ(Count(R"(SELECT COUNT(*) FROM "_cairn_storage_versions" WHERE "committed" = 1)"), 1);
+  EXPECT_EQ(Count(R"(SELECT COUNT(*) FROM "_cairn_storage_versions" WHERE "state" = 1)"), 1);
   CAIRN_ASSERT_OK(PutBytes("a.bin", "short"));
   EXPECT_EQ(Count(R"(SELECT COUNT(*) FROM "_cairn_storage_chunks")"), 1);
   EXPECT_EQ(Count(R"(SELECT COUNT(*) FROM "_cairn_storage_versions")"), 1);
@@ -638,9 +646,9 @@ TEST_F(ByteaStoreTest, StoresChunksOfOneVersionAndDropsTheOld) {
 TEST_F(ByteaStoreTest, StartKeepsYoungStagingOfALiveUpload) {
   // Another node's upload, written a moment ago, and one dead for longer than the grace period.
   const std::int64_t now = time::NowMillis();
-  const std::int64_t live = PlantStagedVersion(test_database(), now, 2);
+  const std::int64_t live = PlantVersion(test_database(), now, 2);
   const std::int64_t grace = std::chrono::milliseconds(kStagedVersionGrace).count();
-  const std::int64_t dead = PlantStagedVersion(test_database(), now - grace - 1000, 2);
+  const std::int64_t dead = PlantVersion(test_database(), now - grace - 1000, 2);
   CAIRN_ASSERT_OK(store().Start());
   EXPECT_EQ(Count(R"(SELECT COUNT(*) FROM "_cairn_storage_versions" WHERE "id" = )" +
                   std::to_string(live)),
@@ -724,6 +732,71 @@ CREATE TRIGGER cairn_test_full BEFORE INSERT ON "_cairn_storage_chunks"
   EXPECT_EQ(*n, v1.size());
   EXPECT_EQ(got, v1);
   EXPECT_EQ(ByteaLeftovers(test_database()), 0);
+}
+
+// Throughput of a 100 MB object (not an assertion; run on demand):
+//   object_store_tests --gtest_also_run_disabled_tests --gtest_filter='*Throughput*'
+// PostgreSQL numbers should come from `PG_DURABLE=1 scripts/with-postgres …` (fsync on).
+TEST_F(ByteaStoreTest, DISABLED_Throughput) {
+  constexpr std::size_t kSize = 100 * 1024 * 1024;
+  constexpr std::size_t kPiece = 256 * 1024;
+  const auto seconds = [](auto start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  // Anonymous memory (heap): SQLite's mmap of the database file is file-backed and not counted.
+  double peak_anon_mib = 0;
+  const auto sample = [&] {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.rfind("RssAnon:", 0) == 0) {
+        peak_anon_mib = std::max(peak_anon_mib, std::stod(line.substr(8)) / 1024.0);
+      }
+    }
+  };
+  const double mib = static_cast<double>(kSize) / (1024.0 * 1024.0);
+  std::vector<std::string> pieces;
+  for (int i = 0; i < 8; ++i) pieces.push_back(Bytes(kPiece, static_cast<std::uint64_t>(i)));
+  sample();
+  const double anon_before = peak_anon_mib;
+  for (int round = 0; round < 2; ++round) {  // the second round replaces the first object
+    auto start = std::chrono::steady_clock::now();
+    auto writer = store().Create(kBucket, "big.bin");
+    CAIRN_ASSERT_OK(writer);
+    for (std::size_t offset = 0, i = 0; offset < kSize; offset += kPiece, ++i) {
+      CAIRN_ASSERT_OK((*writer)->Write(pieces[i % pieces.size()]));
+      if (i % 16 == 0) sample();
+    }
+    const double written = seconds(start);
+    auto commit_start = std::chrono::steady_clock::now();
+    CAIRN_ASSERT_OK((*writer)->Commit("application/octet-stream"));
+    const double commit = seconds(commit_start);
+    const double total = seconds(start);
+    std::printf("[%s] write 100 MiB (%s): %.2f s = %.0f MiB/s (writes %.2f s, commit %.3f s)\n",
+                std::string(dialect().name()).c_str(), round == 0 ? "new" : "replace", total,
+                mib / total, written, commit);
+  }
+  auto start = std::chrono::steady_clock::now();
+  auto reader = store().Open(kBucket, "big.bin", {0, kSize});
+  CAIRN_ASSERT_OK(reader);
+  std::vector<char> buffer(kPiece);
+  std::size_t total = 0;
+  for (;;) {
+    auto n = (*reader)->Read(buffer);
+    CAIRN_ASSERT_OK(n);
+    if (*n == 0) break;
+    total += *n;
+    if ((total / kPiece) % 16 == 0) sample();
+  }
+  ASSERT_EQ(total, kSize);
+  const double read = seconds(start);
+  std::printf("[%s] read 100 MiB: %.2f s = %.0f MiB/s\n", std::string(dialect().name()).c_str(),
+              read, mib / read);
+  start = std::chrono::steady_clock::now();
+  auto removed = store().Remove(kBucket, "big.bin");
+  CAIRN_ASSERT_OK(removed);
+  std::printf("[%s] remove 100 MiB: %.3f s; anonymous memory %.1f MiB before, peak %.1f MiB\n",
+              std::string(dialect().name()).c_str(), seconds(start), anon_before, peak_anon_mib);
 }
 
 TEST(PrefixUpperBoundTest, IncrementsTheLastCodePoint) {

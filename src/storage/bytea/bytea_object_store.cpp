@@ -17,18 +17,25 @@ namespace {
 // --- SQL ------------------------------------------------------------------------------------
 // Every bucket, path and byte is a bound value; only fixed names are spliced.
 
+// _cairn_storage_versions.state: staged (being uploaded), live (an object points at it), retired
+// (replaced, removed or discarded: its chunks are being deleted).
+constexpr std::int64_t kStaged = 0;
+constexpr std::int64_t kRetired = 2;
+
 constexpr std::string_view kInsertVersion =
     R"(INSERT INTO "_cairn_storage_versions" ("chunk_bytes", "created_at", "touched_at", )"
-    R"("committed") VALUES (?, ?, ?, 0) RETURNING "id")";
+    R"("state") VALUES (?, ?, ?, 0) RETURNING "id")";
 // A flush first touches its staged version: 0 rows means a sweep deleted it (or it was
-// committed), and the flush fails instead of writing chunks nobody will read.
+// retired), and the flush fails instead of writing chunks nobody will read.
 constexpr std::string_view kTouchStaged =
-    R"(UPDATE "_cairn_storage_versions" SET "touched_at" = ? WHERE "id" = ? AND "committed" = 0)";
+    R"(UPDATE "_cairn_storage_versions" SET "touched_at" = ? WHERE "id" = ? AND "state" = 0)";
 constexpr std::string_view kInsertChunk =
     R"(INSERT INTO "_cairn_storage_chunks" ("version_id", "seq", "data") VALUES (?, ?, ?))";
-constexpr std::string_view kMarkCommitted =
-    R"(UPDATE "_cairn_storage_versions" SET "committed" = 1, "touched_at" = ? )"
-    R"(WHERE "id" = ? AND "committed" = 0)";
+constexpr std::string_view kMarkLive =
+    R"(UPDATE "_cairn_storage_versions" SET "state" = 1, "touched_at" = ? )"
+    R"(WHERE "id" = ? AND "state" = 0)";
+constexpr std::string_view kMarkRetired =
+    R"(UPDATE "_cairn_storage_versions" SET "state" = 2 WHERE "id" = ?)";
 constexpr std::string_view kSelectObjectVersion =
     R"(SELECT "version_id" FROM "_cairn_storage_objects" WHERE "bucket" = ? AND "path" = ?)";
 constexpr std::string_view kInsertObject =
@@ -41,14 +48,19 @@ constexpr std::string_view kUpdateObject =
 constexpr std::string_view kDeleteObject =
     R"(DELETE FROM "_cairn_storage_objects" WHERE "bucket" = ? AND "path" = ? )"
     R"(RETURNING "version_id")";
-constexpr std::string_view kDeleteChunks =
-    R"(DELETE FROM "_cairn_storage_chunks" WHERE "version_id" = ?)";
-constexpr std::string_view kDeleteVersion =
-    R"(DELETE FROM "_cairn_storage_versions" WHERE "id" = ?)";
-constexpr std::string_view kSelectStaged =
-    R"(SELECT "committed" FROM "_cairn_storage_versions" WHERE "id" = ?)";
+// The first chunks left of a retired version (a purge deletes a few per transaction).
+constexpr std::string_view kDeleteSomeChunks =
+    R"(DELETE FROM "_cairn_storage_chunks" WHERE "version_id" = ? AND "seq" IN )"
+    R"((SELECT "seq" FROM "_cairn_storage_chunks" WHERE "version_id" = ? ORDER BY "seq" LIMIT ?))";
+constexpr std::string_view kDeleteRetiredVersion =
+    R"(DELETE FROM "_cairn_storage_versions" WHERE "id" = ? AND "state" = 2 AND NOT EXISTS )"
+    R"((SELECT 1 FROM "_cairn_storage_chunks" WHERE "version_id" = ?))";
+constexpr std::string_view kSelectState =
+    R"(SELECT "state" FROM "_cairn_storage_versions" WHERE "id" = ?)";
 constexpr std::string_view kSelectDeadStaged =
-    R"(SELECT "id" FROM "_cairn_storage_versions" WHERE "committed" = 0 AND "touched_at" < ?)";
+    R"(SELECT "id" FROM "_cairn_storage_versions" WHERE "state" = 0 AND "touched_at" < ?)";
+constexpr std::string_view kSelectRetired =
+    R"(SELECT "id" FROM "_cairn_storage_versions" WHERE "state" = 2)";
 constexpr std::string_view kStatObject =
     R"(SELECT "path", "size", "mime_type", "etag", "updated_at" FROM "_cairn_storage_objects" )"
     R"(WHERE "bucket" = ? AND "path" = ?)";
@@ -69,10 +81,10 @@ std::string SchemaSql(const db::Dialect& dialect) {
   "chunk_bytes" BIGINT NOT NULL,
   "created_at" BIGINT NOT NULL,
   "touched_at" BIGINT NOT NULL,
-  "committed" INTEGER NOT NULL DEFAULT 0
+  "state" INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS "_cairn_storage_versions_staged"
-  ON "_cairn_storage_versions" ("committed", "touched_at");
+CREATE INDEX IF NOT EXISTS "_cairn_storage_versions_state"
+  ON "_cairn_storage_versions" ("state", "touched_at");
 CREATE TABLE IF NOT EXISTS "_cairn_storage_chunks" (
   "version_id" BIGINT NOT NULL REFERENCES "_cairn_storage_versions" ("id"),
   "seq" BIGINT NOT NULL,
@@ -111,22 +123,44 @@ Status Failed(Result<std::int64_t> result) {
   return {};
 }
 
-// Deletes a version and its chunks (inside the caller's write transaction).
-Status DeleteVersion(db::Connection& connection, std::int64_t version_id) {
-  CAIRN_TRY(connection.Execute(kDeleteChunks, {version_id}));
-  CAIRN_TRY(connection.Execute(kDeleteVersion, {version_id}));
-  return {};
+// Retires `version_id` when it is still staged (inside the caller's write transaction); true
+// when it did. FOR UPDATE (PostgreSQL) orders this against the upload's own flushes and commit.
+Result<bool> RetireIfStaged(db::Connection& connection, std::int64_t version_id) {
+  std::optional<std::int64_t> state;
+  const std::string sql = std::string(kSelectState) + std::string(connection.dialect().ForUpdate());
+  CAIRN_TRY(
+      connection.Execute(sql, {version_id}, [&](const db::Row& row) { state = row.GetInt64(0); }));
+  if (state != kStaged) return false;
+  CAIRN_TRY(connection.Execute(kMarkRetired, {version_id}));
+  return true;
 }
 
-// Deletes `version_id` with its chunks when it is still staged (a writer's discard; the sweep).
-Status DeleteIfStaged(db::Connection& connection, std::int64_t version_id) {
-  std::optional<std::int64_t> committed;
-  const std::string sql =
-      std::string(kSelectStaged) + std::string(connection.dialect().ForUpdate());
-  CAIRN_TRY(connection.Execute(sql, {version_id},
-                               [&](const db::Row& row) { committed = row.GetInt64(0); }));
-  if (!committed || *committed != 0) return {};
-  return DeleteVersion(connection, version_id);
+// Deletes the chunks of a retired version, `batch` per write transaction, then the version: a
+// large file never holds SQLite's one writer for long. Nothing reads a retired version but a
+// reader that was already streaming it (it then stops with an error).
+Status PurgeVersion(db::Database& database, std::int64_t version_id, std::size_t batch) {
+  const auto limit = static_cast<std::int64_t>(std::max<std::size_t>(batch, 1));
+  for (;;) {
+    std::int64_t deleted = 0;
+    CAIRN_TRY(database.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+      CAIRN_ASSIGN_OR_RETURN(
+          deleted, connection.Execute(kDeleteSomeChunks, {version_id, version_id, limit}));
+      if (deleted < limit) {
+        CAIRN_TRY(connection.Execute(kDeleteRetiredVersion, {version_id, version_id}));
+      }
+      return {};
+    }));
+    if (deleted < limit) return {};
+  }
+}
+
+// Purges, logging a failure: the version stays retired and the next Start purges it.
+void PurgeOrLog(db::Database& database, std::int64_t version_id, std::size_t batch) {
+  const Status purged = PurgeVersion(database, version_id, batch);
+  if (!purged.ok()) {
+    log::Warn("storage: could not delete bytea version " + std::to_string(version_id) +
+              " (the next start will): " + purged.error().message + " " + purged.error().detail);
+  }
 }
 
 ObjectInfo ReadInfo(const db::Row& row) {
@@ -316,6 +350,7 @@ class ByteaWriter final : public ObjectWriter {
               std::string path, std::int64_t version_id)
       : database_(database),
         chunk_bytes_(options.chunk_bytes),
+        purge_batch_(options.purge_chunks_per_transaction),
         batch_bytes_(options.chunk_bytes *
                      std::max<std::size_t>(options.chunks_per_transaction, 1)),
         bucket_(std::move(bucket)),
@@ -361,15 +396,17 @@ class ByteaWriter final : public ObjectWriter {
     info.etag = "\"" + std::to_string(version_id_) + "-" + Hex(crypto::RandomBytes(6)) + "\"";
     info.updated_at_ms = time::NowMillis();
     const auto size = static_cast<std::int64_t>(size_);
+    std::optional<std::int64_t> old_version;
+    // One transaction: the version goes live and the object row points at it; the version it
+    // replaces is retired in the same step, so readers see the old file or the new one, whole.
     const Status committed =
         database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-          CAIRN_ASSIGN_OR_RETURN(
-              const std::int64_t marked,
-              connection.Execute(kMarkCommitted, {info.updated_at_ms, version_id_}));
+          old_version.reset();
+          CAIRN_ASSIGN_OR_RETURN(const std::int64_t marked,
+                                 connection.Execute(kMarkLive, {info.updated_at_ms, version_id_}));
           if (marked != 1) return StagingLost();
           const std::string select_old =
               std::string(kSelectObjectVersion) + std::string(connection.dialect().ForUpdate());
-          std::optional<std::int64_t> old_version;
           const auto read_old = [&]() -> Status {
             old_version.reset();
             return Failed(
@@ -395,7 +432,7 @@ class ByteaWriter final : public ObjectWriter {
               {version_id_, size, std::string_view(info.mime_type), std::string_view(info.etag),
                info.updated_at_ms, std::string_view(bucket_), std::string_view(path_)}));
           if (*old_version == version_id_) return {};
-          return DeleteVersion(connection, *old_version);
+          return Failed(connection.Execute(kMarkRetired, {*old_version}));
         });
     if (!committed.ok()) {
       state_ = State::kFailed;
@@ -403,6 +440,10 @@ class ByteaWriter final : public ObjectWriter {
     }
     state_ = State::kCommitted;
     buffer_ = std::string();
+    // The new object is visible; the old bytes go now, in short transactions.
+    if (old_version && *old_version != version_id_) {
+      PurgeOrLog(database_, *old_version, purge_batch_);
+    }
     return info;
   }
 
@@ -447,18 +488,24 @@ class ByteaWriter final : public ObjectWriter {
   void Discard() {
     state_ = State::kDiscarded;
     buffer_ = std::string();
-    const Status deleted = database_.Transaction(
-        db::Access::kWrite,
-        [&](db::Connection& connection) { return DeleteIfStaged(connection, version_id_); });
-    if (!deleted.ok()) {
+    bool retired = false;
+    const Status status =
+        database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+          CAIRN_ASSIGN_OR_RETURN(retired, RetireIfStaged(connection, version_id_));
+          return {};
+        });
+    if (!status.ok()) {
       // Start removes it later (after kStagedVersionGrace).
-      log::Warn("storage: could not delete staged bytea version " + std::to_string(version_id_) +
-                ": " + deleted.error().message + " " + deleted.error().detail);
+      log::Warn("storage: could not discard staged bytea version " + std::to_string(version_id_) +
+                ": " + status.error().message + " " + status.error().detail);
+      return;
     }
+    if (retired) PurgeOrLog(database_, version_id_, purge_batch_);
   }
 
   db::Database& database_;
   std::size_t chunk_bytes_;
+  std::size_t purge_batch_;
   std::size_t batch_bytes_;
   std::string bucket_;
   std::string path_;
@@ -512,23 +559,30 @@ ByteaObjectStore::ByteaObjectStore(db::Database& database, ByteaOptions options)
 Status ByteaObjectStore::Start() {
   CAIRN_TRY(EnsureByteaSchema(database_));
   const std::int64_t cutoff = time::NowMillis() - options_.staged_version_grace.count();
-  std::size_t removed = 0;
+  std::size_t dead = 0;
+  std::vector<std::int64_t> retired;
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
     // FOR UPDATE (PostgreSQL): a version an upload on another node touched since is skipped
-    // (read committed re-checks the condition), and one deleted here fails that upload's next
-    // flush instead of losing its chunks silently.
-    std::vector<std::int64_t> dead;
+    // (read committed re-checks the condition), and one retired here fails that upload's next
+    // flush or commit instead of losing its chunks silently.
+    std::vector<std::int64_t> staged;
     const std::string select =
         std::string(kSelectDeadStaged) + std::string(connection.dialect().ForUpdate());
     CAIRN_TRY(connection.Execute(select, {cutoff},
-                                 [&](const db::Row& row) { dead.push_back(row.GetInt64(0)); }));
-    for (const std::int64_t id : dead) CAIRN_TRY(DeleteVersion(connection, id));
-    removed = dead.size();
-    return {};
+                                 [&](const db::Row& row) { staged.push_back(row.GetInt64(0)); }));
+    for (const std::int64_t id : staged) CAIRN_TRY(connection.Execute(kMarkRetired, {id}));
+    dead = staged.size();
+    // With the versions a crash left retired before their chunks were all deleted.
+    retired.clear();
+    return Failed(connection.Execute(
+        kSelectRetired, {}, [&](const db::Row& row) { retired.push_back(row.GetInt64(0)); }));
   }));
-  if (removed > 0) {
-    log::Info("storage: removed " + std::to_string(removed) +
-              " staged bytea upload(s) left by an interrupted run");
+  for (const std::int64_t id : retired) {
+    CAIRN_TRY(PurgeVersion(database_, id, options_.purge_chunks_per_transaction));
+  }
+  if (!retired.empty()) {
+    log::Info("storage: deleted " + std::to_string(retired.size()) + " bytea version(s) (" +
+              std::to_string(dead) + " of them uploads) left by an interrupted run");
   }
   return {};
 }
@@ -583,16 +637,17 @@ Result<std::unique_ptr<ObjectWriter>> ByteaObjectStore::Create(std::string_view 
 }
 
 Result<bool> ByteaObjectStore::Remove(std::string_view bucket, std::string_view path) {
-  bool removed = false;
+  std::optional<std::int64_t> version_id;
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-    std::optional<std::int64_t> version_id;
+    version_id.reset();
     CAIRN_TRY(connection.Execute(kDeleteObject, {bucket, path},
                                  [&](const db::Row& row) { version_id = row.GetInt64(0); }));
-    removed = version_id.has_value();
     if (!version_id) return {};
-    return DeleteVersion(connection, *version_id);
+    return Failed(connection.Execute(kMarkRetired, {*version_id}));
   }));
-  return removed;
+  if (!version_id) return false;
+  PurgeOrLog(database_, *version_id, options_.purge_chunks_per_transaction);
+  return true;
 }
 
 Result<ListPage> ByteaObjectStore::List(std::string_view bucket, std::string_view prefix, int limit,

@@ -1,17 +1,20 @@
 // The bytea storage backend (D41, D47): files live in the database, on PostgreSQL and on SQLite,
 // in chunks of a version, so memory stays flat for a 1 GB file.
 //
-//   _cairn_storage_versions (id, chunk_bytes, created_at, touched_at, committed)
+//   _cairn_storage_versions (id, chunk_bytes, created_at, touched_at, state)
 //   _cairn_storage_chunks   (version_id, seq, data)          -- one row per chunk_bytes of a file
 //   _cairn_storage_objects  (bucket, path, version_id, size, mime_type, etag, updated_at)
 //
-// An upload writes its chunks under a new staged version (committed = 0) in short write
-// transactions, a few chunks each, so SQLite's single writer is never held for a whole upload.
-// Commit, in one transaction, marks the version committed, points the object row at it and
-// deletes the old version with its chunks: until then the old file is served whole. Abort (or
-// destroying an uncommitted writer) deletes the staged version; Start deletes staged versions
-// a crash left behind, once they have not been written for kStagedVersionGrace (another node
-// sharing the PostgreSQL database may be uploading into a younger one).
+// A version is staged (0: being uploaded), live (1: an object points at it) or retired (2: its
+// chunks are being deleted). An upload writes its chunks under a new staged version in short
+// write transactions, a few chunks each, so SQLite's single writer is never held for a whole
+// upload. Commit, in one transaction, makes the version live, points the object row at it and
+// retires the old version: until then the old file is served whole, from then on the new one.
+// Commit then deletes the old chunks before it returns, a few per transaction, so replacing a
+// 1 GB file does not hold the writer for seconds either. Remove and Abort (or destroying an
+// uncommitted writer) retire and delete the same way. Start deletes what a crash left: retired
+// versions, and staged versions not written for kStagedVersionGrace (another node sharing the
+// PostgreSQL database may be uploading into a younger one).
 //
 // A read fetches a few chunks per read transaction as the reader asks. A reader whose version
 // is replaced or removed while it reads answers an error from then on (never bytes of another
@@ -34,6 +37,8 @@ inline constexpr std::size_t kByteaChunkBytes = 256 * 1024;
 inline constexpr std::size_t kByteaChunksPerTransaction = 4;
 // Chunks a reader fetches per read transaction.
 inline constexpr std::size_t kByteaReadAheadChunks = 4;
+// Chunks of a replaced, removed or discarded version deleted per write transaction (4 MiB).
+inline constexpr std::size_t kByteaPurgeChunksPerTransaction = 16;
 // A staged version not written for this long belongs to a dead upload; Start deletes it. Live
 // uploads write at least every few seconds (the HTTP layer cuts a body stalled for 30 s).
 inline constexpr std::chrono::minutes kStagedVersionGrace{60};
@@ -42,6 +47,7 @@ struct ByteaOptions {
   std::size_t chunk_bytes = kByteaChunkBytes;
   std::size_t chunks_per_transaction = kByteaChunksPerTransaction;
   std::size_t read_ahead_chunks = kByteaReadAheadChunks;
+  std::size_t purge_chunks_per_transaction = kByteaPurgeChunksPerTransaction;
   std::chrono::milliseconds staged_version_grace = kStagedVersionGrace;
 };
 
