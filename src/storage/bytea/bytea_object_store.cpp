@@ -17,10 +17,10 @@ namespace {
 // --- SQL ------------------------------------------------------------------------------------
 // Every bucket, path and byte is a bound value; only fixed names are spliced.
 
-// _cairn_storage_versions.state: staged (being uploaded), live (an object points at it), retired
-// (replaced, removed or discarded: its chunks are being deleted).
+// _cairn_storage_versions.state, written as literals in the statements below: 0 staged (being
+// uploaded), 1 live (an object points at it), 2 retired (replaced, removed or discarded: its
+// chunks are being deleted).
 constexpr std::int64_t kStaged = 0;
-constexpr std::int64_t kRetired = 2;
 
 constexpr std::string_view kInsertVersion =
     R"(INSERT INTO "_cairn_storage_versions" ("chunk_bytes", "created_at", "touched_at", )"
