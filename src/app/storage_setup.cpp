@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "common/log.hpp"
+#include "storage/bytea/bytea_object_store.hpp"
 #include "storage/local/local_store.hpp"
 #include "storage/s3/s3_store.hpp"
 
@@ -30,9 +31,10 @@ Result<std::unique_ptr<storage::ObjectStore>> MakeStore(const Settings& settings
       return std::unique_ptr<storage::ObjectStore>(std::move(store));
     }
     case storage::Provider::kBytea:
-      break;
+      return std::unique_ptr<storage::ObjectStore>(
+          std::make_unique<storage::ByteaObjectStore>(database));
   }
-  return Error::Unavailable("STORAGE_PROVIDER: this build does not serve this provider yet");
+  return Error::Internal("unknown storage provider");
 }
 
 }  // namespace

@@ -132,6 +132,17 @@ std::string_view Dialect::CreateUnloggedTable() const {
   return is_postgres() ? "CREATE UNLOGGED TABLE" : "CREATE TABLE";
 }
 
+std::string_view Dialect::BytewiseTextType() const {
+  return is_postgres() ? "TEXT COLLATE \"C\"" : "TEXT";
+}
+
+std::vector<std::string> Dialect::UncompressedBlobColumn(const Identifier& table,
+                                                         const Identifier& column) const {
+  if (!is_postgres()) return {};
+  return {"ALTER TABLE " + table.quoted() + " ALTER COLUMN " + column.quoted() +
+          " SET STORAGE EXTERNAL"};
+}
+
 std::string Dialect::NotIndexed(std::string_view column_sql) const {
   return (is_postgres() ? "" : "+") + std::string(column_sql);
 }

@@ -150,6 +150,15 @@ class Dialect {
   // PostgreSQL `CREATE UNLOGGED TABLE` (no WAL, emptied after a crash, not replicated); SQLite
   // has no such kind of table.
   std::string_view CreateUnloggedTable() const;
+  // Column type for text compared and ordered bytewise (UTF-8 byte order = code point order),
+  // such as storage paths listed by range: PostgreSQL `TEXT COLLATE "C"` (its default collation
+  // follows the locale), SQLite `TEXT` (its default BINARY collation already compares bytes).
+  std::string_view BytewiseTextType() const;
+  // Statements that keep `column` (a blob column of `table` holding already-compressed or
+  // chunked file bytes) out of the backend's own compression: PostgreSQL `SET STORAGE EXTERNAL`
+  // (out of line, uncompressed, so a substring reads only the pages it needs); SQLite none.
+  std::vector<std::string> UncompressedBlobColumn(const Identifier& table,
+                                                  const Identifier& column) const;
   // `DROP TABLE "t"` (PostgreSQL adds CASCADE so foreign keys pointing at it go too).
   std::string DropTable(const Identifier& table) const;
   // SQLite resolves REFERENCES lazily, so CREATE TABLE may name a table created later in the

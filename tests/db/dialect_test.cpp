@@ -43,6 +43,12 @@ TEST(DialectTest, ColumnTypes) {
   EXPECT_EQ(s.ColumnTypeSql({ColumnKind::kJson}), "TEXT");
   EXPECT_EQ(p.ColumnTypeSql({ColumnKind::kJson}), "JSONB");
   EXPECT_EQ(p.ColumnTypeSql({ColumnKind::kBlob}), "BYTEA");
+  EXPECT_EQ(s.ColumnTypeSql({ColumnKind::kBlob}), "BLOB");
+  EXPECT_EQ(s.BytewiseTextType(), "TEXT");
+  EXPECT_EQ(p.BytewiseTextType(), "TEXT COLLATE \"C\"");
+  EXPECT_TRUE(s.UncompressedBlobColumn(Identifier("t"), Identifier("d")).empty());
+  EXPECT_EQ(p.UncompressedBlobColumn(Identifier("t"), Identifier("d")),
+            std::vector<std::string>{"ALTER TABLE \"t\" ALTER COLUMN \"d\" SET STORAGE EXTERNAL"});
 }
 
 TEST(DialectTest, UpsertAndLike) {

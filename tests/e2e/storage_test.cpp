@@ -513,7 +513,7 @@ TEST_P(StorageTest, LocalStorageNeverFollowsASymlinkOut) {
   EXPECT_FALSE(std::filesystem::exists(app.app().data_dir() / "planted.txt"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Providers, StorageTest, ::testing::Values("local"),
+INSTANTIATE_TEST_SUITE_P(Providers, StorageTest, ::testing::Values("local", "bytea"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace
