@@ -1,6 +1,7 @@
 // File transfer with the real `cairn` binary in its own process (D47, issue 15 items 9 and 10):
 //  - SIGKILL in the middle of a 100 MiB upload that replaces a file: after a restart on the same
-//    data the old file is served whole and nothing staged is left;
+//    data the old file is served whole and nothing staged is left (and a client that leaves
+//    mid-upload leaves nothing staged, without a restart);
 //  - a full disk (a file-size limit on the server process, RLIMIT_FSIZE; and, where the test may
 //    mount one, a small tmpfs): 507 SERVICE_UNAVAILABLE "storage is full", the old file intact,
 //    nothing staged, and uploads work again once there is room;
@@ -459,6 +460,30 @@ TEST_P(StorageProcessTest, SigkillDuringA100MiBUploadKeepsTheOldFile) {
   ASSERT_EQ(downloaded.status, 200) << downloaded.head;
   EXPECT_EQ(downloaded.body_bytes, kOldSize);
   EXPECT_EQ(sha, old_sha);
+}
+
+// A client that leaves in the middle of a replacing upload: the server discards the staging at
+// once (no restart needed) and keeps serving the old file.
+TEST_P(StorageProcessTest, AClientLeavingMidUploadLeavesNothingStaged) {
+  constexpr std::uint64_t kOldSize = kMiB;
+  constexpr std::uint64_t kNewSize = 20 * kMiB;
+  auto server = Start();
+  ASSERT_EQ(Upload(server->port(), "left.bin", 1, kOldSize).status, 201);
+  {
+    const std::string target = Sign(server->port(), "left.bin", true, kNewSize);
+    RawConnection connection(server->port());
+    ByteStream stream(2);
+    ASSERT_TRUE(connection.Send(PutHead(target, kNewSize)));
+    ASSERT_TRUE(connection.SendStream(stream, 5 * kMiB));
+    for (int i = 0; i < 200 && StagedCount() == 0; ++i) std::this_thread::sleep_for(25ms);
+    ASSERT_GT(StagedCount(), 0);
+  }  // the connection closes mid-body
+  for (int i = 0; i < 200 && StagedCount() != 0; ++i) std::this_thread::sleep_for(25ms);
+  EXPECT_EQ(StagedCount(), 0) << "an abandoned upload stayed staged";
+  const auto [downloaded, sha] = DownloadSha256(server->port(), "left.bin");
+  ASSERT_EQ(downloaded.status, 200);
+  EXPECT_EQ(sha, StreamSha256(1, kOldSize));
+  EXPECT_EQ(server->Stop(SIGTERM), 0) << server->Log();
 }
 
 // --- Full disk ---------------------------------------------------------------------------------
