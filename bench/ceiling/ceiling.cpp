@@ -17,9 +17,16 @@
 //   3. add one line to `kRoutes`.
 //
 // Usage: cairn_ceiling [--port P] [--db PATH] [--threads N] [--rows N] [--sync normal|full]
+//                      [--static-dir DIR]
+// With --static-dir, `GET /static/{name}` sends the file DIR/name with Beast's http::file_body,
+// and `GET /static256k/{name}` with http::buffer_body in 256 KiB reads (what cairn's token
+// download is compared with).
 // Prints `listening on http://127.0.0.1:<port>` when ready. SIGINT/SIGTERM stop it cleanly.
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -49,6 +56,8 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/file_body.hpp>
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 #include <boost/beast/http/write.hpp>
@@ -69,6 +78,8 @@ using Response = http::response<http::string_body>;
 constexpr std::string_view kAppName = "cairn-bench";
 constexpr std::string_view kAppVersion = "1.0.0";
 constexpr std::uint64_t kBodyLimit = 1 << 20;
+// --static-dir: set once in main before any thread starts, read-only afterwards.
+std::string g_static_dir;  // NOLINT(cppcoreguidelines-avoid-non-const-global-variables)
 
 // ---------------------------------------------------------------------------------------------
 // JSON and time output (hand-written: the ceiling serializes straight into the response body).
@@ -631,6 +642,89 @@ void Dispatch(Worker& w, const Request& req, Response& res) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Static files (--static-dir). `GET /static/{name}` answers the file with http::file_body, the
+// way a Beast file server does: Beast's file body reads the file into a 4 KiB buffer (fixed in
+// Boost 1.81) and writes each one. `GET /static256k/{name}` sends it with http::buffer_body in
+// 256 KiB reads, the size cairn streams in (kStreamChunkBytes): the faster of the two, so the
+// stricter ceiling. An empty name: not such a request, or no such file (the router then answers
+// 404).
+
+constexpr std::size_t kStaticChunkBytes = 256 * 1024;
+
+// The name after `prefix` in a GET of the static directory; empty when it is not one.
+std::string StaticName(const Request& req, std::string_view prefix) {
+  const std::string_view target = req.target();
+  if (g_static_dir.empty() || req.method() != http::verb::get || !target.starts_with(prefix)) {
+    return {};
+  }
+  const std::string_view name = target.substr(prefix.size(), target.find('?') - prefix.size());
+  if (name.empty() || name.find('/') != std::string_view::npos || name.starts_with('.')) {
+    return {};
+  }
+  return g_static_dir + "/" + std::string(name);
+}
+
+std::optional<http::response<http::file_body>> StaticFile(const Request& req) {
+  const std::string path = StaticName(req, "/static/");
+  if (path.empty()) return std::nullopt;
+  http::file_body::value_type file;
+  boost::beast::error_code ec;
+  file.open(path.c_str(), boost::beast::file_mode::scan, ec);
+  if (ec) return std::nullopt;
+  http::response<http::file_body> res{http::status::ok, req.version()};
+  res.set(http::field::content_type, "application/octet-stream");
+  res.body() = std::move(file);
+  res.keep_alive(req.keep_alive());
+  res.prepare_payload();
+  return res;
+}
+
+// Sends the file at `path` in 256 KiB reads; false when it cannot be opened (nothing sent) or
+// the connection failed.
+asio::awaitable<bool> SendChunkedFile(tcp::socket& socket, const Request& req,
+                                      const std::string& path, bool& sent) {
+  auto token = asio::as_tuple(asio::use_awaitable);
+  sent = false;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) co_return false;
+  struct stat st {};
+  ::fstat(fd, &st);
+  sent = true;
+  http::response<http::buffer_body> res{http::status::ok, req.version()};
+  res.set(http::field::content_type, "application/octet-stream");
+  res.content_length(static_cast<std::uint64_t>(st.st_size));
+  res.keep_alive(req.keep_alive());
+  res.body().data = nullptr;
+  res.body().more = true;
+  http::response_serializer<http::buffer_body> serializer{res};
+  auto [head_ec, head_n] = co_await http::async_write_header(socket, serializer, token);
+  bool ok = !head_ec;
+  std::vector<char> chunk(kStaticChunkBytes);
+  off_t offset = 0;
+  while (ok && offset < st.st_size) {
+    const ssize_t got = ::pread(fd, chunk.data(), chunk.size(), offset);
+    if (got <= 0) {
+      ok = false;
+      break;
+    }
+    offset += got;
+    res.body().data = chunk.data();
+    res.body().size = static_cast<std::size_t>(got);
+    res.body().more = offset < st.st_size;
+    auto [ec, n] = co_await http::async_write(socket, serializer, token);
+    if (ec && ec != http::error::need_buffer) ok = false;
+  }
+  if (ok && !serializer.is_done()) {
+    res.body().data = nullptr;
+    res.body().more = false;
+    auto [ec, n] = co_await http::async_write(socket, serializer, token);
+    ok = !ec;
+  }
+  ::close(fd);
+  co_return ok&& res.keep_alive();
+}
+
+// ---------------------------------------------------------------------------------------------
 // Server: sessions, acceptor, threads.
 
 asio::awaitable<void> Session(tcp::socket socket, Worker& w) {
@@ -644,6 +738,19 @@ asio::awaitable<void> Session(tcp::socket socket, Worker& w) {
     if (read_ec) break;
     const Request& req = parser.get();
 
+    if (auto file = StaticFile(req)) {
+      auto [file_ec, file_n] = co_await http::async_write(socket, *file, token);
+      if (file_ec || !file->keep_alive()) break;
+      continue;
+    }
+    if (const std::string path = StaticName(req, "/static256k/"); !path.empty()) {
+      bool sent = false;
+      const bool again = co_await SendChunkedFile(socket, req, path, sent);
+      if (sent) {
+        if (!again) break;
+        continue;
+      }
+    }
     res.result(http::status::ok);
     res.version(req.version());
     res.body().clear();
@@ -687,7 +794,7 @@ struct Options {
   std::fprintf(stderr,
                "cairn_ceiling: %s\n"
                "usage: cairn_ceiling [--port P] [--db PATH] [--threads N] [--rows N] "
-               "[--sync normal|full]\n",
+               "[--sync normal|full] [--static-dir DIR]\n",
                message);
   std::exit(2);
 }
@@ -717,6 +824,8 @@ Options ParseOptions(int argc, char** argv) {
       o.rows = ParseNumber(flag, value, 0, 1'000'000'000);
     } else if (flag == "--db") {
       o.db.path = value;
+    } else if (flag == "--static-dir") {
+      g_static_dir = value;
     } else if (flag == "--sync") {
       if (value != "normal" && value != "full") Usage("--sync must be normal or full");
       o.db.synchronous = value == "full" ? "FULL" : "NORMAL";

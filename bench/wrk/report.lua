@@ -5,11 +5,13 @@
 --   BENCH_PATH      request path; `{rand}` is replaced per request by a random id in
 --                   1..BENCH_RAND_MAX (default: the path of the URL given to wrk)
 --   BENCH_BODY      request body (empty: none)
+--   BENCH_BODY_FILE request body read from this file instead (uploads: bytes, any size)
 --   BENCH_HEADERS   extra headers, one `Name: value` per line (auth tokens go here)
 --
 -- done() prints one machine-readable line:
 --   BENCH_RESULT requests=N duration_s=S rps=R p50_us=A p90_us=B p99_us=C max_us=D
---                non2xx=E socket_errors=F
+--                non2xx=E socket_errors=F mib_s=G
+-- (mib_s: request and response bytes moved per second, in MiB: 2^20 bytes).
 -- (non2xx counts wrk's "status > 399" errors; socket_errors = connect + read + write + timeout).
 
 local method = os.getenv("BENCH_METHOD")
@@ -21,6 +23,12 @@ local rand_max = tonumber(os.getenv("BENCH_RAND_MAX") or "") or 1000
 if method and method ~= "" then wrk.method = method end
 if path and path ~= "" then wrk.path = path end
 if body and body ~= "" then wrk.body = body end
+local body_file = os.getenv("BENCH_BODY_FILE")
+if body_file and body_file ~= "" then
+  local file = assert(io.open(body_file, "rb"))
+  wrk.body = file:read("*a")
+  file:close()
+end
 if headers then
   for line in headers:gmatch("[^\n]+") do
     local name, value = line:match("^%s*([^:]-)%s*:%s*(.-)%s*$")
@@ -47,10 +55,12 @@ end
 function done(summary, latency, requests)
   local seconds = summary.duration / 1e6
   local e = summary.errors
+  -- summary.bytes counts what wrk read (responses); a request body is sent once per request.
+  local moved = summary.bytes + summary.requests * #(wrk.body or "")
   io.write(string.format(
     "BENCH_RESULT requests=%d duration_s=%.3f rps=%.1f p50_us=%.0f p90_us=%.0f p99_us=%.0f " ..
-    "max_us=%.0f non2xx=%d socket_errors=%d\n",
+    "max_us=%.0f non2xx=%d socket_errors=%d mib_s=%.1f\n",
     summary.requests, seconds, summary.requests / seconds,
     latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max,
-    e.status, e.connect + e.read + e.write + e.timeout))
+    e.status, e.connect + e.read + e.write + e.timeout, moved / seconds / 1048576))
 end

@@ -51,6 +51,10 @@ int Serve(const std::string& config_path, const Flags& flags,
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A file-size limit (RLIMIT_FSIZE, `ulimit -f`) would otherwise kill the process with SIGXFSZ
+  // in the middle of an upload; ignored, the write fails with EFBIG and the upload is answered
+  // 507 like a full disk (D47).
+  std::signal(SIGXFSZ, SIG_IGN);
 
   ApplicationOptions options;
   options.settings = *settings;

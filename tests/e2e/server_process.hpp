@@ -21,6 +21,8 @@ class ServerProcess {
   ~ServerProcess();  // SIGKILL if still running
 
   std::uint16_t port() const { return port_; }
+  // The server's process id (0 once stopped): for /proc/<pid>/status and prlimit.
+  pid_t pid() const { return pid_; }
   // Sends `signal` and waits; returns the wait status.
   int Stop(int signal);
   std::string Log() const;
