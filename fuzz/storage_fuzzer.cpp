@@ -47,9 +47,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   // Claims are valid UTF-8 in the server (checked paths, JSON strings, config names).
   if (!cairn::text::IsValidUtf8(input)) return 0;
-  cairn::storage::TokenClaims claims{std::string(input), std::string(input),
-                                     cairn::storage::Operation::kUpload, 7, 9, std::string(input),
-                                     std::string(input)};
+  cairn::storage::TokenClaims claims{
+      std::string(input), std::string(input), cairn::storage::Operation::kUpload, 7, 9,
+      std::string(input), std::string(input)};
   const auto round = signer.Verify(signer.Sign(claims));
   if (!round.ok() || round->path != claims.path || round->content_type != claims.content_type) {
     std::abort();

@@ -114,8 +114,8 @@ Result<http::Response> FileResponse(const http::Request& request, storage::Objec
   response.SetHeader("ETag", info.etag);
   response.SetHeader("Cache-Control", is_public ? "public, no-cache" : "private, no-cache");
   response.SetHeader("Accept-Ranges", "bytes");
-  if (auto match = request.Header("If-None-Match"); !match.empty() &&
-                                                    IfNoneMatchHits(match, info.etag)) {
+  if (auto match = request.Header("If-None-Match");
+      !match.empty() && IfNoneMatchHits(match, info.etag)) {
     response.status = 304;
     response.content_type.clear();
     return response;
@@ -143,8 +143,8 @@ Result<http::Response> FileResponse(const http::Request& request, storage::Objec
     range = wanted->range;
     response.status = 206;
     response.SetHeader("Content-Range", "bytes " + std::to_string(range.offset) + "-" +
-                                            std::to_string(range.offset + range.length - 1) +
-                                            "/" + std::to_string(info.size));
+                                            std::to_string(range.offset + range.length - 1) + "/" +
+                                            std::to_string(info.size));
   }
   response.stream_length = range.length;
   if (request.method == "HEAD" || range.length == 0) {

@@ -32,43 +32,40 @@ constexpr std::string_view kDeletedAction = "bucket.file.deleted";
 
 // The sign body (interface.md "Storage: signed URLs"); its limits come from storage/limits.hpp.
 boost::json::value SignSchema() {
-  return {
-      {"type", "object"},
-      {"additionalProperties", false},
-      {"required", boost::json::array{"path"}},
-      {"properties",
-       {{"path",
-         {{"type", "string"}, {"minLength", 1}, {"maxLength", storage::kMaxPathBytes}}},
-        {"expiresIn",
-         {{"type", "integer"},
-          {"minimum", storage::kMinExpiresInSeconds},
-          {"maximum", storage::kMaxExpiresInSeconds}}},
-        {"operation", {{"enum", boost::json::array{"download", "upload"}}}},
-        {"contentType",
-         {{"type", "string"}, {"minLength", 1}, {"maxLength", storage::kMaxContentTypeBytes}}},
-        {"maxSize", {{"type", "integer"}, {"minimum", 1}}}}}};
+  return {{"type", "object"},
+          {"additionalProperties", false},
+          {"required", boost::json::array{"path"}},
+          {"properties",
+           {{"path", {{"type", "string"}, {"minLength", 1}, {"maxLength", storage::kMaxPathBytes}}},
+            {"expiresIn",
+             {{"type", "integer"},
+              {"minimum", storage::kMinExpiresInSeconds},
+              {"maximum", storage::kMaxExpiresInSeconds}}},
+            {"operation", {{"enum", boost::json::array{"download", "upload"}}}},
+            {"contentType",
+             {{"type", "string"}, {"minLength", 1}, {"maxLength", storage::kMaxContentTypeBytes}}},
+            {"maxSize", {{"type", "integer"}, {"minimum", 1}}}}}};
 }
 
 boost::json::value SignBatchSchema() {
-  return {
-      {"type", "object"},
-      {"additionalProperties", false},
-      {"required", boost::json::array{"files"}},
-      {"properties",
-       {{"files",
-         {{"type", "array"},
-          {"maxItems", storage::kMaxBatchFiles},
-          {"items",
-           {{"type", "object"},
-            {"additionalProperties", false},
-            {"required", boost::json::array{"path"}},
-            {"properties",
-             {{"path",
-               {{"type", "string"}, {"minLength", 1}, {"maxLength", storage::kMaxPathBytes}}},
-              {"expiresIn",
-               {{"type", "integer"},
-                {"minimum", storage::kMinExpiresInSeconds},
-                {"maximum", storage::kMaxExpiresInSeconds}}}}}}}}}}}};
+  return {{"type", "object"},
+          {"additionalProperties", false},
+          {"required", boost::json::array{"files"}},
+          {"properties",
+           {{"files",
+             {{"type", "array"},
+              {"maxItems", storage::kMaxBatchFiles},
+              {"items",
+               {{"type", "object"},
+                {"additionalProperties", false},
+                {"required", boost::json::array{"path"}},
+                {"properties",
+                 {{"path",
+                   {{"type", "string"}, {"minLength", 1}, {"maxLength", storage::kMaxPathBytes}}},
+                  {"expiresIn",
+                   {{"type", "integer"},
+                    {"minimum", storage::kMinExpiresInSeconds},
+                    {"maximum", storage::kMaxExpiresInSeconds}}}}}}}}}}}};
 }
 
 const auth::Caller& SessionCaller(const Request& request) {
@@ -107,9 +104,9 @@ class StorageRoutes : public std::enable_shared_from_this<StorageRoutes> {
     auto self = shared_from_this();
     CAIRN_TRY(router.Add({Spec("GET", "/api/buckets", "List the buckets you may sign in", true),
                           [self](Request& r) { return self->ListBuckets(r); }}));
-    http::Route sign{Spec("POST", "/api/buckets/{bucket}/sign", "Sign a download or upload URL",
-                          true),
-                     [self](Request& r) { return self->Sign(r); }};
+    http::Route sign{
+        Spec("POST", "/api/buckets/{bucket}/sign", "Sign a download or upload URL", true),
+        [self](Request& r) { return self->Sign(r); }};
     sign.spec.body_schema = SignSchema();
     sign.precheck = [self](Request& r) -> Status {
       CAIRN_TRY(self->BucketOf(r));
@@ -129,14 +126,14 @@ class StorageRoutes : public std::enable_shared_from_this<StorageRoutes> {
                                  "Download a file with its token", false),
                             [self](Request& r) { return self->Download(r); }}));
     }
-    http::Route upload{Spec("PUT", "/api/buckets/{bucket}/files/{path...}",
-                            "Upload a file with its token", false),
-                       {},
-                       [self](Request& r) { return self->Upload(r); }};
+    http::Route upload{
+        Spec("PUT", "/api/buckets/{bucket}/files/{path...}", "Upload a file with its token", false),
+        {},
+        [self](Request& r) { return self->Upload(r); }};
     CAIRN_TRY(router.Add(std::move(upload)));
-    return router.Add({Spec("DELETE", "/api/buckets/{bucket}/files/{path...}", "Delete a file",
-                            true),
-                       [self](Request& r) { return self->Delete(r); }});
+    return router.Add(
+        {Spec("DELETE", "/api/buckets/{bucket}/files/{path...}", "Delete a file", true),
+         [self](Request& r) { return self->Delete(r); }});
   }
 
  private:
@@ -207,8 +204,7 @@ class StorageRoutes : public std::enable_shared_from_this<StorageRoutes> {
     const std::string_view path = body.at("path").get_string();
     CAIRN_TRY(storage::CheckPath(path));
     const bool upload = body.contains("operation") && body.at("operation") == "upload";
-    const std::int64_t expires_in =
-        IntegerOr(body, "expiresIn", storage::kDefaultExpiresInSeconds);
+    const std::int64_t expires_in = IntegerOr(body, "expiresIn", storage::kDefaultExpiresInSeconds);
     std::string content_type;
     if (const auto* type = body.if_contains("contentType")) content_type = type->get_string();
     if (!upload && (body.contains("contentType") || body.contains("maxSize"))) {
@@ -343,9 +339,9 @@ class StorageRoutes : public std::enable_shared_from_this<StorageRoutes> {
     CAIRN_ASSIGN_OR_RETURN(const std::string_view path, FilePath(request));
     const auto token = request.Query("token");
     if (!token) return Error::Forbidden("Uploads need a signed URL");
-    CAIRN_ASSIGN_OR_RETURN(storage::TokenClaims claims,
-                           storage_.CheckToken(bucket->name, path, *token, Operation::kUpload,
-                                               now_()));
+    CAIRN_ASSIGN_OR_RETURN(
+        storage::TokenClaims claims,
+        storage_.CheckToken(bucket->name, path, *token, Operation::kUpload, now_()));
     const std::string_view sent_type = request.Header("Content-Type");
     if (!claims.content_type.empty() && !sent_type.empty() &&
         !storage::SameMediaType(sent_type, claims.content_type)) {
@@ -356,8 +352,7 @@ class StorageRoutes : public std::enable_shared_from_this<StorageRoutes> {
     if (bucket->max_file_size) {
       max_bytes = std::min(max_bytes, static_cast<std::uint64_t>(*bucket->max_file_size));
     }
-    CAIRN_ASSIGN_OR_RETURN(auto upload,
-                           storage_.BeginUpload(*bucket, path, claims.content_type));
+    CAIRN_ASSIGN_OR_RETURN(auto upload, storage_.BeginUpload(*bucket, path, claims.content_type));
     activity::ActivityEntry entry;
     entry.action = kUploadedAction;
     if (!claims.signer_id.empty()) entry.user_id = claims.signer_id;
@@ -393,8 +388,8 @@ class StorageRoutes : public std::enable_shared_from_this<StorageRoutes> {
   // The file changed already (a backend is not the database), so a failure here is logged as
   // the 500 it is, not undone.
   Status RecordFileActivity(activity::ActivityEntry entry, std::string_view bucket,
-                            std::string_view path, std::uint64_t size,
-                            std::string_view mime_type, std::string_view token_fingerprint) {
+                            std::string_view path, std::uint64_t size, std::string_view mime_type,
+                            std::string_view token_fingerprint) {
     std::string metadata = R"({"bucket":)";
     json::AppendString(metadata, bucket);
     metadata += R"(,"path":)";

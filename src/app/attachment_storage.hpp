@@ -20,8 +20,7 @@ class StorageAttachmentFiles final : public records::AttachmentFiles {
 
   Result<std::optional<records::StoredFile>> Find(std::string_view bucket,
                                                   std::string_view path) const override;
-  void AppendLinks(std::string_view bucket, std::string_view path,
-                   std::string& out) const override;
+  void AppendLinks(std::string_view bucket, std::string_view path, std::string& out) const override;
 
  private:
   storage::StorageService& storage_;

@@ -17,10 +17,9 @@ Result<std::unique_ptr<storage::ObjectStore>> MakeStore(const Settings& settings
       database.dialect().shared_server() ? storage::Provider::kBytea : storage::Provider::kLocal);
   switch (provider) {
     case storage::Provider::kLocal: {
-      const std::filesystem::path root =
-          options.local_directory.empty()
-              ? std::filesystem::path(settings.data_dir) / "storage"
-              : std::filesystem::path(options.local_directory);
+      const std::filesystem::path root = options.local_directory.empty()
+                                             ? std::filesystem::path(settings.data_dir) / "storage"
+                                             : std::filesystem::path(options.local_directory);
       return std::unique_ptr<storage::ObjectStore>(
           std::make_unique<storage::LocalObjectStore>(root));
     }
@@ -46,9 +45,8 @@ Result<StorageParts> SetUpStorage(const Settings& settings, const config::AppCon
   CAIRN_TRY(parts.store->Start());
   log::Info("file storage: " + std::string(parts.store->provider()) + ", " +
             std::to_string(config.buckets.size()) + " bucket(s)");
-  parts.service = std::make_unique<storage::StorageService>(config, settings.storage,
-                                                            *parts.store, secret,
-                                                            settings.base_url);
+  parts.service = std::make_unique<storage::StorageService>(config, settings.storage, *parts.store,
+                                                            secret, settings.base_url);
   return parts;
 }
 

@@ -143,6 +143,15 @@ std::vector<std::string> Dialect::UncompressedBlobColumn(const Identifier& table
           " SET STORAGE EXTERNAL"};
 }
 
+std::string_view Dialect::SessionId() const {
+  return is_postgres() ? "pg_backend_pid()" : "0";
+}
+
+std::string Dialect::SessionAlive(std::string_view column_sql) const {
+  if (!is_postgres()) return "0 = 1";
+  return "EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = " + std::string(column_sql) + ")";
+}
+
 std::string Dialect::NotIndexed(std::string_view column_sql) const {
   return (is_postgres() ? "" : "+") + std::string(column_sql);
 }

@@ -159,6 +159,12 @@ class Dialect {
   // (out of line, uncompressed, so a substring reads only the pages it needs); SQLite none.
   std::vector<std::string> UncompressedBlobColumn(const Identifier& table,
                                                   const Identifier& column) const;
+  // The id of the database session running a statement, and a condition that holds while the
+  // session with the id in `column_sql` is still connected: PostgreSQL `pg_backend_pid()` and a
+  // look into `pg_stat_activity`, so a node can tell another node's live work from a dead one's.
+  // SQLite has one process: the id is 0 and no other session is ever alive.
+  std::string_view SessionId() const;
+  std::string SessionAlive(std::string_view column_sql) const;
   // `DROP TABLE "t"` (PostgreSQL adds CASCADE so foreign keys pointing at it go too).
   std::string DropTable(const Identifier& table) const;
   // SQLite resolves REFERENCES lazily, so CREATE TABLE may name a table created later in the

@@ -64,7 +64,8 @@ std::optional<std::string> SegmentProblem(std::string_view text, bool trailing_s
   while (true) {
     const std::size_t slash = text.find('/', start);
     const bool last = slash == std::string_view::npos;
-    const std::string_view segment = text.substr(start, last ? std::string_view::npos : slash - start);
+    const std::string_view segment =
+        text.substr(start, last ? std::string_view::npos : slash - start);
     if (segment.empty() && !(last && trailing_slash_allowed)) {
       return "must not contain empty segments (// or a trailing /)";
     }

@@ -49,9 +49,8 @@ std::string_view TopLevel(std::string_view essence) {
 // application/ types that are text a person writes (libmagic calls most of them text/plain).
 bool IsTextualApplication(std::string_view essence) {
   constexpr std::array<std::string_view, 8> kTypes = {
-      "application/json",       "application/xml",  "application/javascript",
-      "application/ecmascript", "application/yaml", "application/x-yaml",
-      "application/sql",        "application/x-sh"};
+      "application/json", "application/xml",    "application/javascript", "application/ecmascript",
+      "application/yaml", "application/x-yaml", "application/sql",        "application/x-sh"};
   return std::find(kTypes.begin(), kTypes.end(), essence) != kTypes.end() ||
          essence.ends_with("+json") || essence.ends_with("+xml");
 }

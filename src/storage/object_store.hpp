@@ -24,8 +24,8 @@ namespace cairn::storage {
 struct ObjectInfo {
   std::string path;
   std::uint64_t size = 0;
-  std::string mime_type;        // detected from the bytes when it was stored
-  std::string etag;             // a strong validator, quoted ("\"…\""); changes with the bytes
+  std::string mime_type;           // detected from the bytes when it was stored
+  std::string etag;                // a strong validator, quoted ("\"…\""); changes with the bytes
   std::int64_t updated_at_ms = 0;  // epoch millis of the last write
 };
 
@@ -57,7 +57,7 @@ class ObjectWriter {
 };
 
 struct ListPage {
-  std::vector<ObjectInfo> objects;        // ordered by path (bytewise)
+  std::vector<ObjectInfo> objects;         // ordered by path (bytewise)
   std::optional<std::string> next_cursor;  // opaque; absent on the last page
 };
 
@@ -81,10 +81,10 @@ class ObjectStore {
   virtual Status Start() = 0;
   // The object at `path`, or nullopt when there is none.
   virtual Result<std::optional<ObjectInfo>> Stat(std::string_view bucket,
-                                                  std::string_view path) = 0;
+                                                 std::string_view path) = 0;
   // A reader of `range` of the object; Error::NotFound when there is none.
-  virtual Result<std::unique_ptr<ObjectReader>> Open(std::string_view bucket,
-                                                     std::string_view path, ByteRange range) = 0;
+  virtual Result<std::unique_ptr<ObjectReader>> Open(std::string_view bucket, std::string_view path,
+                                                     ByteRange range) = 0;
   // A writer that creates or replaces the object at `path` on Commit.
   virtual Result<std::unique_ptr<ObjectWriter>> Create(std::string_view bucket,
                                                        std::string_view path) = 0;

@@ -27,8 +27,7 @@ void AppendEncodedPath(std::string_view path, std::string& out) {
   for (char c : path) {
     const auto byte = static_cast<unsigned char>(c);
     if ((byte >= 'a' && byte <= 'z') || (byte >= 'A' && byte <= 'Z') ||
-        (byte >= '0' && byte <= '9') || c == '-' || c == '.' || c == '_' || c == '~' ||
-        c == '/') {
+        (byte >= '0' && byte <= '9') || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
       out.push_back(c);
     } else {
       out.push_back('%');
@@ -69,9 +68,9 @@ Status Upload::Write(std::string_view chunk) {
 Status Upload::DetectAndFlush() {
   media_type_ = DetectMediaType(head_);
   if (!declared_type_.empty() && !DeclaredTypeFits(declared_type_, media_type_)) {
-    return Error::Validation("The file's type does not match the signed content type",
-                             {{"contentType", "the file is " + media_type_ + ", not " +
-                                                  declared_type_}});
+    return Error::Validation(
+        "The file's type does not match the signed content type",
+        {{"contentType", "the file is " + media_type_ + ", not " + declared_type_}});
   }
   if (!MatchesAnyPattern(media_type_, allowed_types_)) {
     return Error::Validation("This bucket does not accept files of this type",
@@ -115,10 +114,18 @@ bool StorageService::Allows(const config::Bucket& bucket, BucketAction action,
   const config::BucketPermissions& permissions = *bucket.permissions;
   const std::optional<config::PermissionRule>* rule = nullptr;
   switch (action) {
-    case BucketAction::kSign: rule = &permissions.sign; break;
-    case BucketAction::kSignUpload: rule = &permissions.sign_upload; break;
-    case BucketAction::kDownload: rule = &permissions.download; break;
-    case BucketAction::kDelete: rule = &permissions.remove; break;
+    case BucketAction::kSign:
+      rule = &permissions.sign;
+      break;
+    case BucketAction::kSignUpload:
+      rule = &permissions.sign_upload;
+      break;
+    case BucketAction::kDownload:
+      rule = &permissions.download;
+      break;
+    case BucketAction::kDelete:
+      rule = &permissions.remove;
+      break;
   }
   if (rule == nullptr || !rule->has_value() || !RuleAdmits(**rule, role)) return false;
   if (action != BucketAction::kSign && action != BucketAction::kSignUpload) return true;
@@ -163,8 +170,9 @@ SignedUrl StorageService::SignDownload(std::string_view bucket, std::string_view
   if (auto native = store_.Presign({bucket, path, false, expires_in, {}, now})) {
     return {std::move(*native), expires_at};
   }
-  TokenClaims claims{std::string(bucket), std::string(path), Operation::kDownload, expires_at, 0,
-                     {}, std::string(signer_id)};
+  TokenClaims claims{
+      std::string(bucket),   std::string(path), Operation::kDownload, expires_at, 0, {},
+      std::string(signer_id)};
   return {UrlOf(bucket, path) + "?token=" + signer_.Sign(claims), expires_at};
 }
 
@@ -176,8 +184,9 @@ SignedUrl StorageService::SignUpload(std::string_view bucket, std::string_view p
   if (auto native = store_.Presign({bucket, path, true, expires_in, content_type, now})) {
     return {std::move(*native), expires_at};
   }
-  TokenClaims claims{std::string(bucket), std::string(path), Operation::kUpload, expires_at,
-                     max_size, std::string(content_type), std::string(signer_id)};
+  TokenClaims claims{
+      std::string(bucket),       std::string(path),     Operation::kUpload, expires_at, max_size,
+      std::string(content_type), std::string(signer_id)};
   return {UrlOf(bucket, path) + "?token=" + signer_.Sign(claims), expires_at};
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e/records_support.hpp"
+#include "support/fake_attachment_files.hpp"
 
 namespace cairn::test {
 namespace {
@@ -45,7 +46,9 @@ boost::json::value Text(std::string text) {
 
 class RecordsDisplay : public ::testing::Test {
  protected:
-  RecordsDisplay() : app_(kTables) {}
+  RecordsDisplay() : app_(kTables, "", &files_) {
+    files_.Put("default", "scans/q3.pdf", 1234567, "application/pdf");
+  }
 
   std::string CreateInvoice() {
     const auto created = app_.Send(
@@ -59,6 +62,7 @@ class RecordsDisplay : public ::testing::Test {
     return std::string(created.Json().at("id").as_string());
   }
 
+  FakeAttachmentFiles files_;  // declared before app_, which reads it until it stops
   RecordsApp app_;
 };
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "e2e/records_support.hpp"
+#include "support/fake_attachment_files.hpp"
 
 namespace cairn::test {
 namespace {
@@ -85,9 +86,18 @@ const Valid kValid[] = {
     {"stage", R"("won")", R"("won")"},
     {"tags", R"(["c","a"])", R"(["c","a"])"},
     {"tags", "[]", "[]"},
-    {"file", R"("docs/readme.txt")", R"({"path":"docs/readme.txt"})"},
+    // Size and type come from storage (kFiles below), never from the client.
+    {"file", R"("docs/readme.txt")",
+     R"({"path":"docs/readme.txt","filename":"readme.txt","size":12,"mimeType":"text/plain",)"
+     R"("signedUrl":"https://files.test/default/docs/readme.txt?token=t",)"
+     R"("signedUrlExpiresAt":"2030-01-01T01:00:00.000Z"})"},
     {"files", R"(["a.png",{"path":"b.png","size":3}])",
-     R"([{"path":"a.png"},{"path":"b.png","size":3}])"},
+     R"([{"path":"a.png","filename":"a.png","size":70,"mimeType":"image/png",)"
+     R"("signedUrl":"https://files.test/default/a.png?token=t",)"
+     R"("signedUrlExpiresAt":"2030-01-01T01:00:00.000Z"},)"
+     R"({"path":"b.png","filename":"b.png","size":80,"mimeType":"image/png",)"
+     R"("signedUrl":"https://files.test/default/b.png?token=t",)"
+     R"("signedUrlExpiresAt":"2030-01-01T01:00:00.000Z"}])"},
     {"spent", "3600", "3600"},
     {"data", R"({"a":[1,2.5,"x"],"b":{"c":null}})", R"({"a":[1,2.5,"x"],"b":{"c":null}})"},
     {"data", "false", "false"},
@@ -146,7 +156,11 @@ std::int64_t Total(RecordsApp& app, const std::string& table) {
 }
 
 TEST(RecordsFieldTypes, ValidValuesRoundTripThroughTheDatabase) {
-  RecordsApp app(kTables);
+  FakeAttachmentFiles files;
+  files.Put("default", "docs/readme.txt", 12, "text/plain");
+  files.Put("default", "a.png", 70, "image/png");
+  files.Put("default", "b.png", 80, "image/png");
+  RecordsApp app(kTables, "", &files);
   const auto target =
       app.Send(app.admin(), "POST", "/api/tables/targets/records", R"({"fields":{"label":"t"}})");
   ASSERT_EQ(target.status, 201);

@@ -9,10 +9,10 @@
 #include <fstream>
 #include <map>
 
+#include "common/time.hpp"
 #include "e2e/auth_test_support.hpp"
 #include "e2e/expect_envelope.hpp"
 #include "e2e/storage_support.hpp"
-#include "common/time.hpp"
 
 namespace cairn::test {
 namespace {
@@ -51,17 +51,29 @@ TEST_P(StorageTest, SigningPermissionMatrix) {
     std::map<std::string, int> expected;
   };
   const Case cases[] = {
-      {"docs", "m/a.txt", "download",
+      {"docs",
+       "m/a.txt",
+       "download",
        {{"admin", 200}, {"member", 200}, {"viewer", 200}, {"editor", 403}}},
-      {"docs", "m/new.txt", "upload",
+      {"docs",
+       "m/new.txt",
+       "upload",
        {{"admin", 200}, {"member", 200}, {"viewer", 403}, {"editor", 200}}},
-      {"locked", "m/a.txt", "download",
+      {"locked",
+       "m/a.txt",
+       "download",
        {{"admin", 200}, {"member", 403}, {"viewer", 403}, {"editor", 403}}},
-      {"locked", "m/new.txt", "upload",
+      {"locked",
+       "m/new.txt",
+       "upload",
        {{"admin", 200}, {"member", 403}, {"viewer", 403}, {"editor", 403}}},
-      {"pictures", "m/a.png", "download",
+      {"pictures",
+       "m/a.png",
+       "download",
        {{"admin", 200}, {"member", 200}, {"viewer", 200}, {"editor", 403}}},
-      {"pictures", "m/new.png", "upload",
+      {"pictures",
+       "m/new.png",
+       "upload",
        {{"admin", 200}, {"member", 200}, {"viewer", 200}, {"editor", 200}}},
   };
   for (const Case& c : cases) {
@@ -144,7 +156,8 @@ TEST_P(StorageTest, BatchSigning) {
   EXPECT_FALSE(files[1].as_object().contains("signedUrl"));
   EXPECT_EQ(files[2].at("path"), "two.txt");
   // Each URL works for its own file.
-  const auto got = app.app().Client().Get(TargetOf(std::string(files[2].at("signedUrl").as_string())));
+  const auto got =
+      app.app().Client().Get(TargetOf(std::string(files[2].at("signedUrl").as_string())));
   EXPECT_EQ(got.status, 200);
   EXPECT_EQ(got.body, "2");
 
@@ -162,7 +175,8 @@ TEST_P(StorageTest, BatchSigning) {
             400);
 }
 
-// --- Tokens ---------------------------------------------------------------------------------------
+// --- Tokens
+// ---------------------------------------------------------------------------------------
 
 TEST_P(StorageTest, TokensGrantOneOperationOnOneFileUntilTheyExpire) {
   StorageApp app(Options());
@@ -227,12 +241,14 @@ TEST_P(StorageTest, UploadsStoreTheBytesWithTheTypeTheyHave) {
   ExpectEnvelope(lying, 400, "VALIDATION_ERROR");
   EXPECT_EQ(app.Sign(app.admin(), "docs", SignBody("fake.png")).status, 404);
   // A Content-Type header other than the signed one: 400 before the body is read.
-  const std::string target = app.SignedTarget("docs", "typed.txt", "upload",
-                                              R"(,"contentType":"text/plain")");
-  EXPECT_EQ(app.app().Client().Request("PUT", target, "words", {{"Content-Type", "image/png"}}).status,
-            400);
-  EXPECT_EQ(app.app().Client().Request("PUT", target, "words", {{"Content-Type", "text/plain"}}).status,
-            201);
+  const std::string target =
+      app.SignedTarget("docs", "typed.txt", "upload", R"(,"contentType":"text/plain")");
+  EXPECT_EQ(
+      app.app().Client().Request("PUT", target, "words", {{"Content-Type", "image/png"}}).status,
+      400);
+  EXPECT_EQ(
+      app.app().Client().Request("PUT", target, "words", {{"Content-Type", "text/plain"}}).status,
+      201);
 
   // A bucket's allowedMimeTypes: pictures takes images only.
   EXPECT_EQ(app.Upload("pictures", "a.png", TinyPng()).status, 201);
@@ -376,8 +392,7 @@ TEST_P(StorageTest, PublicBucketsPathsAndDefaultAccessNeedNoToken) {
 TEST_P(StorageTest, BucketAndFileLists) {
   StorageApp app(Options());
   for (int i = 0; i < 5; ++i) {
-    ASSERT_EQ(app.Upload("docs", "list/f" + std::to_string(i) + ".txt", "some text\n").status,
-              201);
+    ASSERT_EQ(app.Upload("docs", "list/f" + std::to_string(i) + ".txt", "some text\n").status, 201);
   }
   ASSERT_EQ(app.Upload("docs", "other/g.txt", "some text\n").status, 201);
   std::vector<std::string> seen;
@@ -440,8 +455,8 @@ TEST_P(StorageTest, DeleteHonoursPermissionsAndEverythingIsLogged) {
   const auto& uploads = log_json.at("activities").as_array();
   ASSERT_EQ(uploads.size(), 1u);
   EXPECT_EQ(uploads[0].at("user").at("id").as_string(), app.admin().user_id);
-  const auto detail = app.Send(app.admin(), "GET",
-                               "/api/activity/" + std::string(uploads[0].at("id").as_string()));
+  const auto detail =
+      app.Send(app.admin(), "GET", "/api/activity/" + std::string(uploads[0].at("id").as_string()));
   const auto detail_json = detail.Json();
   const auto& metadata = detail_json.at("metadata");
   EXPECT_EQ(metadata.at("bucket"), "docs");
@@ -466,12 +481,28 @@ TEST_P(StorageTest, HostilePathsAreRefused) {
   HttpClient client = app.app().Client();
   const std::string token = QueryParam(app.SignedTarget("docs", "safe.txt"), "token");
   const std::string long_path(1100, 'a');
-  const char* const corpus[] = {
-      "..",        "../etc/passwd", "a/../../b",     "a/./b",          "%2e%2e/x",
-      "%2E%2e/x",  "a/%2e%2e/b",    "%252e%252e/x",  "a%2f..%2f..%2fb", "..%2fx",
-      "a%5c..%5cb", "a\\b",         "%c0%ae%c0%ae/x", "%e0%80%ae/x",    "a%00b",
-      "a%01b",     "a%7fb",         "a//b",          "a/",             "%2fetc/passwd",
-      "%ff%fe",    "a%0d%0aSet-Cookie:x"};
+  const char* const corpus[] = {"..",
+                                "../etc/passwd",
+                                "a/../../b",
+                                "a/./b",
+                                "%2e%2e/x",
+                                "%2E%2e/x",
+                                "a/%2e%2e/b",
+                                "%252e%252e/x",
+                                "a%2f..%2f..%2fb",
+                                "..%2fx",
+                                "a%5c..%5cb",
+                                "a\\b",
+                                "%c0%ae%c0%ae/x",
+                                "%e0%80%ae/x",
+                                "a%00b",
+                                "a%01b",
+                                "a%7fb",
+                                "a//b",
+                                "a/",
+                                "%2fetc/passwd",
+                                "%ff%fe",
+                                "a%0d%0aSet-Cookie:x"};
   for (const char* path : corpus) {
     const std::string target = std::string("/api/buckets/docs/files/") + path;
     for (const char* method : {"GET", "PUT", "DELETE"}) {

@@ -22,9 +22,13 @@ namespace {
 // chunks are being deleted).
 constexpr std::int64_t kStaged = 0;
 
-constexpr std::string_view kInsertVersion =
-    R"(INSERT INTO "_cairn_storage_versions" ("chunk_bytes", "created_at", "touched_at", )"
-    R"("state") VALUES (?, ?, ?, 0) RETURNING "id")";
+// The owner is the database session that started the upload: once it is gone (its node died),
+// the version is dead whatever its age.
+std::string InsertVersionSql(const db::Dialect& dialect) {
+  return R"(INSERT INTO "_cairn_storage_versions" ("chunk_bytes", "created_at", "touched_at", )"
+         R"("state", "owner") VALUES (?, ?, ?, 0, )" +
+         std::string(dialect.SessionId()) + R"() RETURNING "id")";
+}
 // A flush first touches its staged version: 0 rows means a sweep deleted it (or it was
 // retired), and the flush fails instead of writing chunks nobody will read.
 constexpr std::string_view kTouchStaged =
@@ -57,8 +61,11 @@ constexpr std::string_view kDeleteRetiredVersion =
     R"((SELECT 1 FROM "_cairn_storage_chunks" WHERE "version_id" = ?))";
 constexpr std::string_view kSelectState =
     R"(SELECT "state" FROM "_cairn_storage_versions" WHERE "id" = ?)";
-constexpr std::string_view kSelectDeadStaged =
-    R"(SELECT "id" FROM "_cairn_storage_versions" WHERE "state" = 0 AND "touched_at" < ?)";
+std::string SelectDeadStagedSql(const db::Dialect& dialect) {
+  return R"(SELECT "id" FROM "_cairn_storage_versions" WHERE "state" = 0 AND )"
+         R"(("touched_at" < ? OR NOT )" +
+         dialect.SessionAlive(R"("owner")") + ")" + std::string(dialect.ForUpdate());
+}
 constexpr std::string_view kSelectRetired =
     R"(SELECT "id" FROM "_cairn_storage_versions" WHERE "state" = 2)";
 constexpr std::string_view kStatObject =
@@ -81,7 +88,8 @@ std::string SchemaSql(const db::Dialect& dialect) {
   "chunk_bytes" BIGINT NOT NULL,
   "created_at" BIGINT NOT NULL,
   "touched_at" BIGINT NOT NULL,
-  "state" INTEGER NOT NULL DEFAULT 0
+  "state" INTEGER NOT NULL DEFAULT 0,
+  "owner" BIGINT NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS "_cairn_storage_versions_state"
   ON "_cairn_storage_versions" ("state", "touched_at");
@@ -566,8 +574,7 @@ Status ByteaObjectStore::Start() {
     // (read committed re-checks the condition), and one retired here fails that upload's next
     // flush or commit instead of losing its chunks silently.
     std::vector<std::int64_t> staged;
-    const std::string select =
-        std::string(kSelectDeadStaged) + std::string(connection.dialect().ForUpdate());
+    const std::string select = SelectDeadStagedSql(connection.dialect());
     CAIRN_TRY(connection.Execute(select, {cutoff},
                                  [&](const db::Row& row) { staged.push_back(row.GetInt64(0)); }));
     for (const std::int64_t id : staged) CAIRN_TRY(connection.Execute(kMarkRetired, {id}));
@@ -629,7 +636,8 @@ Result<std::unique_ptr<ObjectWriter>> ByteaObjectStore::Create(std::string_view 
   const std::int64_t now = time::NowMillis();
   const auto chunk_bytes = static_cast<std::int64_t>(options_.chunk_bytes);
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-    return Failed(connection.Execute(kInsertVersion, {chunk_bytes, now, now},
+    return Failed(connection.Execute(InsertVersionSql(connection.dialect()),
+                                     {chunk_bytes, now, now},
                                      [&](const db::Row& row) { version_id = row.GetInt64(0); }));
   }));
   return std::unique_ptr<ObjectWriter>(std::make_unique<ByteaWriter>(

@@ -13,8 +13,9 @@
 // Commit then deletes the old chunks before it returns, a few per transaction, so replacing a
 // 1 GB file does not hold the writer for seconds either. Remove and Abort (or destroying an
 // uncommitted writer) retire and delete the same way. Start deletes what a crash left: retired
-// versions, and staged versions not written for kStagedVersionGrace (another node sharing the
-// PostgreSQL database may be uploading into a younger one).
+// versions, and staged versions whose owner (the database session that began the upload) is
+// gone or that were not written for kStagedVersionGrace. On PostgreSQL another node's live upload
+// keeps its session, so it is spared; SQLite has one process, which starts before it uploads.
 //
 // A read fetches a few chunks per read transaction as the reader asks. A reader whose version
 // is replaced or removed while it reads answers an error from then on (never bytes of another
@@ -39,8 +40,9 @@ inline constexpr std::size_t kByteaChunksPerTransaction = 4;
 inline constexpr std::size_t kByteaReadAheadChunks = 4;
 // Chunks of a replaced, removed or discarded version deleted per write transaction (4 MiB).
 inline constexpr std::size_t kByteaPurgeChunksPerTransaction = 16;
-// A staged version not written for this long belongs to a dead upload; Start deletes it. Live
-// uploads write at least every few seconds (the HTTP layer cuts a body stalled for 30 s).
+// A staged version not written for this long belongs to a dead upload even when its owner's
+// session id is alive again (a reused id); Start deletes it. Live uploads write at least every
+// few seconds (the HTTP layer cuts a body stalled for 30 s).
 inline constexpr std::chrono::minutes kStagedVersionGrace{60};
 
 struct ByteaOptions {

@@ -129,8 +129,8 @@ class LocalReader final : public ObjectReader {
   }
   Result<std::size_t> Read(std::span<char> buffer) override {
     if (remaining_ == 0) return std::size_t{0};
-    const std::size_t want = static_cast<std::size_t>(
-        std::min<std::uint64_t>(remaining_, buffer.size()));
+    const std::size_t want =
+        static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, buffer.size()));
     while (true) {
       const ssize_t got = ::pread(fd_.get(), buffer.data(), want, static_cast<off_t>(offset_));
       if (got < 0 && errno == EINTR) continue;
@@ -280,7 +280,8 @@ Status LocalObjectStore::Start() {
                               std::strerror(errno));
   }
   ::mkdirat(root_fd_, kStagingDirectory, kDirectoryMode);
-  staging_fd_ = ::openat(root_fd_, kStagingDirectory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  staging_fd_ =
+      ::openat(root_fd_, kStagingDirectory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (staging_fd_ < 0) {
     return Error::Unavailable("cannot open " + (root_ / kStagingDirectory).string() + ": " +
                               std::strerror(errno));
@@ -312,8 +313,8 @@ std::string LocalObjectStore::MediaTypeOf(int fd, const std::string& key) {
   std::string head(kSniffBytes, '\0');
   std::size_t filled = 0;
   while (filled < head.size()) {
-    const ssize_t got = ::pread(fd, head.data() + filled, head.size() - filled,
-                                static_cast<off_t>(filled));
+    const ssize_t got =
+        ::pread(fd, head.data() + filled, head.size() - filled, static_cast<off_t>(filled));
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;
     filled += static_cast<std::size_t>(got);
@@ -340,10 +341,9 @@ Result<std::optional<ObjectInfo>> LocalObjectStore::Stat(std::string_view bucket
     return std::optional<ObjectInfo>();
   }
   const std::string identity = IdentityKey(bucket, path, st);
-  return std::optional<ObjectInfo>(ObjectInfo{std::string(path),
-                                              static_cast<std::uint64_t>(st.st_size),
-                                              MediaTypeOf(fd.get(), identity), EtagOf(identity),
-                                              MillisOf(st)});
+  return std::optional<ObjectInfo>(
+      ObjectInfo{std::string(path), static_cast<std::uint64_t>(st.st_size),
+                 MediaTypeOf(fd.get(), identity), EtagOf(identity), MillisOf(st)});
 }
 
 Result<std::unique_ptr<ObjectReader>> LocalObjectStore::Open(std::string_view bucket,
@@ -371,9 +371,9 @@ Result<std::unique_ptr<ObjectWriter>> LocalObjectStore::Create(std::string_view 
   Fd fd(::openat(staging_fd_, staged.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
                  kFileMode));
   if (!fd.valid()) return IoError("creating an upload", errno);
-  return std::unique_ptr<ObjectWriter>(std::make_unique<LocalWriter>(
-      *this, root_fd_, staging_fd_, std::string(bucket), std::string(path), std::move(staged),
-      std::move(fd)));
+  return std::unique_ptr<ObjectWriter>(
+      std::make_unique<LocalWriter>(*this, root_fd_, staging_fd_, std::string(bucket),
+                                    std::string(path), std::move(staged), std::move(fd)));
 }
 
 Result<bool> LocalObjectStore::Remove(std::string_view bucket, std::string_view path) {
@@ -392,12 +392,13 @@ Result<bool> LocalObjectStore::Remove(std::string_view bucket, std::string_view 
   return true;
 }
 
-Result<ListPage> LocalObjectStore::List(std::string_view bucket, std::string_view prefix,
-                                        int limit, std::string_view cursor) {
+Result<ListPage> LocalObjectStore::List(std::string_view bucket, std::string_view prefix, int limit,
+                                        std::string_view cursor) {
   std::optional<std::string> after;
   if (!cursor.empty()) {
     after = crypto::Base64UrlDecode(cursor);
-    if (!after) return Error::Validation("Invalid cursor", {{"cursor", "is not a cursor of this list"}});
+    if (!after)
+      return Error::Validation("Invalid cursor", {{"cursor", "is not a cursor of this list"}});
   }
   std::vector<std::string> paths;
   Fd bucket_dir(::openat(root_fd_, std::string(bucket).c_str(),

@@ -9,8 +9,8 @@ namespace cairn::storage {
 namespace {
 
 TEST(MediaType, DetectedFromTheBytes) {
-  const std::string png("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\1\0\0\0\1\x08\x06\0\0\0\x1f\x15\xc4\x89",
-                        33);
+  const std::string png(
+      "\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\1\0\0\0\1\x08\x06\0\0\0\x1f\x15\xc4\x89", 33);
   EXPECT_EQ(DetectMediaType(png), "image/png");
   EXPECT_EQ(DetectMediaType("%PDF-1.4\n%%EOF\n"), "application/pdf");
   EXPECT_EQ(DetectMediaType("plain words\n"), "text/plain");

@@ -10,8 +10,7 @@ namespace {
 constexpr const char* kSecret = "0123456789abcdef0123456789abcdef-secret";
 
 TokenClaims Upload() {
-  return {"docs", "a/b.pdf", Operation::kUpload, 2'000'000'000, 1024, "application/pdf",
-          "user-1"};
+  return {"docs", "a/b.pdf", Operation::kUpload, 2'000'000'000, 1024, "application/pdf", "user-1"};
 }
 
 TEST(SignedToken, RoundTripsEveryClaim) {
@@ -56,8 +55,8 @@ TEST(SignedToken, AnyChangedByteOrOtherSecretIsRefused) {
 TEST(SignedToken, AForgedPayloadNeedsTheKey) {
   // A payload the attacker writes, signed with the raw secret instead of the derived key.
   const std::string payload = R"({"b":"docs","p":"x","o":"d","e":2000000000})";
-  const std::string forged = crypto::Base64Url(payload) + "." +
-                             crypto::Base64Url(crypto::HmacSha256(kSecret, payload));
+  const std::string forged =
+      crypto::Base64Url(payload) + "." + crypto::Base64Url(crypto::HmacSha256(kSecret, payload));
   EXPECT_FALSE(TokenSigner(kSecret).Verify(forged).ok());
 }
 
