@@ -104,20 +104,22 @@ class StorageRoutes : public std::enable_shared_from_this<StorageRoutes> {
     auto self = shared_from_this();
     CAIRN_TRY(router.Add({Spec("GET", "/api/buckets", "List the buckets you may sign in", true),
                           [self](Request& r) { return self->ListBuckets(r); }}));
+    // The bucket is named before the body is read (D43: 404 before 400).
+    const auto bucket_first = [self](Request& r) -> Status {
+      CAIRN_TRY(self->BucketOf(r));
+      return {};
+    };
     http::Route sign{
         Spec("POST", "/api/buckets/{bucket}/sign", "Sign a download or upload URL", true),
         [self](Request& r) { return self->Sign(r); }};
     sign.spec.body_schema = SignSchema();
-    sign.precheck = [self](Request& r) -> Status {
-      CAIRN_TRY(self->BucketOf(r));
-      return {};
-    };
+    sign.precheck = bucket_first;
     CAIRN_TRY(router.Add(std::move(sign)));
     http::Route batch{Spec("POST", "/api/buckets/{bucket}/sign/batch",
                            "Sign download URLs for up to 100 files", true),
                       [self](Request& r) { return self->SignBatch(r); }};
     batch.spec.body_schema = SignBatchSchema();
-    batch.precheck = sign.precheck;
+    batch.precheck = bucket_first;
     CAIRN_TRY(router.Add(std::move(batch)));
     CAIRN_TRY(router.Add({Spec("GET", "/api/buckets/{bucket}/files", "List files", true),
                           [self](Request& r) { return self->ListFiles(r); }}));
