@@ -7,11 +7,12 @@
 
 #include "records/fields/codec_support.hpp"
 #include "records/fields/exact_number.hpp"
+#include "storage/file_path.hpp"
+#include "storage/limits.hpp"
 
 namespace cairn::records::fields {
 namespace {
 
-constexpr std::size_t kMaxPathBytes = 1024;
 constexpr std::size_t kMaxFilenameChars = 255;
 constexpr std::size_t kMaxMimeTypeBytes = 255;
 constexpr std::string_view kAccepted =
@@ -23,43 +24,6 @@ constexpr std::array<std::string_view, 3> kServerMembers = {"signedUrl", "signed
 
 char Lower(char c) {
   return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-// A segment that is `.` or `..`, written plainly or percent-encoded (`%2e%2E`).
-bool IsDotSegment(std::string_view segment) {
-  std::size_t dots = 0;
-  for (std::size_t i = 0; i < segment.size();) {
-    if (segment[i] == '.') {
-      ++i;
-    } else if (segment.size() - i >= 3 && segment[i] == '%' && segment[i + 1] == '2' &&
-               Lower(segment[i + 2]) == 'e') {
-      i += 3;
-    } else {
-      return false;
-    }
-    ++dots;
-  }
-  return dots == 1 || dots == 2;
-}
-
-std::optional<std::string> PathProblem(std::string_view path) {
-  if (path.empty()) return "must not be empty";
-  if (path.size() > kMaxPathBytes) {
-    return "must be at most " + std::to_string(kMaxPathBytes) + " bytes long";
-  }
-  if (path.front() == '/') return "must be relative (no leading /)";
-  if (path.find('\\') != std::string_view::npos) return "must use / between folders, not \\";
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t slash = path.find('/', start);
-    const std::string_view segment = path.substr(
-        start, slash == std::string_view::npos ? std::string_view::npos : slash - start);
-    if (segment.empty()) return "must not contain empty segments (// or a trailing /)";
-    if (IsDotSegment(segment)) return "must not contain . or .. segments";
-    if (slash == std::string_view::npos) break;
-    start = slash + 1;
-  }
-  return std::nullopt;
 }
 
 bool IsMimeType(std::string_view text) {
@@ -80,7 +44,7 @@ Result<boost::json::object> ParsePath(const boost::json::value& input) {
     error->message.insert(0, prefix);
     return std::move(*error);
   }
-  if (auto problem = PathProblem(input.get_string())) {
+  if (auto problem = storage::PathProblem(input.get_string())) {
     return Invalid(prefix + *problem + " (such as \"invoices/2024/a.pdf\"); got " +
                    Quoted(input.get_string()));
   }
@@ -197,7 +161,7 @@ boost::json::object AttachmentObjectSchema() {
   return {
       {"type", "object"},
       {"properties",
-       {{"path", {{"type", "string"}, {"minLength", 1}, {"maxLength", kMaxPathBytes}}},
+       {{"path", {{"type", "string"}, {"minLength", 1}, {"maxLength", storage::kMaxPathBytes}}},
         {"filename", {{"type", "string"}, {"maxLength", kMaxFilenameChars}}},
         {"size", {{"type", "integer"}, {"minimum", 0}}},
         {"mimeType", {{"type", "string"}}},

@@ -16,9 +16,9 @@
 
 namespace cairn::records::fields {
 
-// The normalized attachment object for `input`: an object with a `path` (relative, no `.` or
-// `..` segments, no leading `/`, no backslash) and optional filename, size and mimeType, or a
-// bare path string. The members the server adds on reads (signedUrl, signedUrlExpiresAt, url)
+// The normalized attachment object for `input`: an object with a `path` (a file path as
+// storage::PathProblem accepts it, D44) and optional filename, size and mimeType, or a bare path
+// string. The members the server adds on reads (signedUrl, signedUrlExpiresAt, url)
 // are dropped so that a read value can be written back; other members are refused.
 Result<boost::json::object> ParseAttachment(const boost::json::value& input);
 
