@@ -95,6 +95,53 @@ TEST(Settings, PublicPathsRejectWildcardsAndOverlaps) {
       std::vector<std::string>{"STORAGE_PUBLIC_PATHS"});
 }
 
+TEST(Settings, PublicPathsMustBeValidPrefixes) {
+  for (const char* bad : {"../x", "docs/../x", "/docs", "docs//x", "docs\\x"}) {
+    EXPECT_EQ(FailingSettings(LoadSettings({}, FakeEnv({{"STORAGE_PUBLIC_PATHS", bad}}))),
+              std::vector<std::string>{"STORAGE_PUBLIC_PATHS"})
+        << bad;
+  }
+}
+
+TEST(Settings, StorageProviderAndItsSettingsAreChecked) {
+  EXPECT_FALSE(LoadSettings({}, FakeEnv({}))->storage.provider.has_value());
+  EXPECT_EQ(FailingSettings(LoadSettings({}, FakeEnv({{"STORAGE_PROVIDER", "ftp"}}))),
+            std::vector<std::string>{"STORAGE_PROVIDER"});
+  EXPECT_EQ(FailingSettings(LoadSettings({}, FakeEnv({{"STORAGE_PROVIDER", "s3"}}))),
+            (std::vector<std::string>{"STORAGE_S3_BUCKET", "STORAGE_S3_ACCESS_KEY_ID",
+                                      "STORAGE_S3_SECRET_ACCESS_KEY"}));
+  const std::map<std::string, std::string> s3 = {{"STORAGE_PROVIDER", "s3"},
+                                                 {"STORAGE_S3_BUCKET", "my-files"},
+                                                 {"STORAGE_S3_ACCESS_KEY_ID", "id"},
+                                                 {"STORAGE_S3_SECRET_ACCESS_KEY", "secret"},
+                                                 {"STORAGE_S3_ENDPOINT", "http://127.0.0.1:9000"},
+                                                 {"STORAGE_S3_FORCE_PATH_STYLE", "true"}};
+  const auto loaded = LoadSettings({}, FakeEnv(s3));
+  ASSERT_TRUE(loaded.ok());
+  EXPECT_EQ(loaded->storage.provider, storage::Provider::kS3);
+  EXPECT_EQ(loaded->storage.s3.bucket, "my-files");
+  EXPECT_EQ(loaded->storage.s3.region, "us-east-1");
+  EXPECT_TRUE(loaded->storage.s3.force_path_style);
+  auto bad_endpoint = s3;
+  bad_endpoint["STORAGE_S3_ENDPOINT"] = "ftp://example.com";
+  EXPECT_EQ(FailingSettings(LoadSettings({}, FakeEnv(bad_endpoint))),
+            std::vector<std::string>{"STORAGE_S3_ENDPOINT"});
+  auto bad_bucket = s3;
+  bad_bucket["STORAGE_S3_BUCKET"] = "My_Files";
+  EXPECT_EQ(FailingSettings(LoadSettings({}, FakeEnv(bad_bucket))),
+            std::vector<std::string>{"STORAGE_S3_BUCKET"});
+  // A setting of another provider has no effect, so it is an error, not silence.
+  EXPECT_EQ(FailingSettings(LoadSettings(
+                {}, FakeEnv({{"STORAGE_PROVIDER", "local"}, {"STORAGE_S3_BUCKET", "files"}}))),
+            std::vector<std::string>{"STORAGE_S3_BUCKET"});
+  EXPECT_EQ(FailingSettings(LoadSettings({}, FakeEnv({{"STORAGE_PROVIDER", "bytea"},
+                                                      {"STORAGE_LOCAL_DIRECTORY", "/srv"}}))),
+            std::vector<std::string>{"STORAGE_LOCAL_DIRECTORY"});
+  EXPECT_EQ(LoadSettings({}, FakeEnv({{"STORAGE_LOCAL_DIRECTORY", "/srv/files"}}))
+                ->storage.local_directory,
+            "/srv/files");
+}
+
 TEST(Settings, TransformPresetsMustBeNamedObjects) {
   EXPECT_TRUE(
       LoadSettings({}, FakeEnv({{"STORAGE_TRANSFORM_PRESETS", R"({"thumb-sm":{"width":64}})"}}))
