@@ -134,8 +134,8 @@ TEST(Settings, StorageProviderAndItsSettingsAreChecked) {
   EXPECT_EQ(FailingSettings(LoadSettings(
                 {}, FakeEnv({{"STORAGE_PROVIDER", "local"}, {"STORAGE_S3_BUCKET", "files"}}))),
             std::vector<std::string>{"STORAGE_S3_BUCKET"});
-  EXPECT_EQ(FailingSettings(LoadSettings({}, FakeEnv({{"STORAGE_PROVIDER", "bytea"},
-                                                      {"STORAGE_LOCAL_DIRECTORY", "/srv"}}))),
+  EXPECT_EQ(FailingSettings(LoadSettings(
+                {}, FakeEnv({{"STORAGE_PROVIDER", "bytea"}, {"STORAGE_LOCAL_DIRECTORY", "/srv"}}))),
             std::vector<std::string>{"STORAGE_LOCAL_DIRECTORY"});
   EXPECT_EQ(LoadSettings({}, FakeEnv({{"STORAGE_LOCAL_DIRECTORY", "/srv/files"}}))
                 ->storage.local_directory,
