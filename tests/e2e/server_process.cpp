@@ -20,10 +20,18 @@ ServerProcess::ServerProcess(const std::string& program, const std::vector<std::
                              const std::vector<std::string>& env, std::filesystem::path log)
     : log_(std::move(log)) {
   std::vector<std::string> env_strings;
+  // A variable `env` sets replaces the inherited one (getenv would find the first).
+  const auto overridden = [&env](const std::string& entry) {
+    const std::string name = entry.substr(0, entry.find('=') + 1);
+    for (const std::string& own : env) {
+      if (own.starts_with(name)) return true;
+    }
+    return false;
+  };
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry = *e;
     if (entry.starts_with("DATABASE_URL=") || entry.starts_with("PORT=") ||
-        entry.starts_with("CAIRN_DATA_DIR=")) {
+        entry.starts_with("CAIRN_DATA_DIR=") || overridden(entry)) {
       continue;
     }
     env_strings.push_back(entry);
