@@ -92,6 +92,21 @@ Result<Image> ToSrgb(Image image) {
   return converted;
 }
 
+// A copy of `image` without any metadata item (EXIF with its GPS block, XMP, IPTC, ICC, the
+// orientation, comments): the savers' `strip` misses some in libvips 8.14 (webpsave keeps EXIF),
+// so nothing is left for them to write.
+Result<Image> WithoutMetadata(Image image) {
+  VipsImage* out = nullptr;
+  if (vips_copy(image.get(), &out, nullptr) != 0) return Refused("cannot be copied");
+  Image copy(out);
+  gchar** names = vips_image_get_fields(copy.get());
+  for (gchar** name = names; name != nullptr && *name != nullptr; ++name) {
+    vips_image_remove(copy.get(), *name);
+  }
+  g_strfreev(names);
+  return copy;
+}
+
 bool KeepsAlpha(Output output) {
   return output != Output::kJpeg;
 }
@@ -362,8 +377,10 @@ Result<EncodedImage> TransformImage(std::string_view source, SourceType type, co
 
   VipsImage* out = nullptr;
   if (vips_thumbnail_buffer(const_cast<char*>(source.data()), source.size(), &out, thumb_w,
-                            "height", thumb_h, "size", size, "crop", interesting, "fail_on",
-                            VIPS_FAIL_ON_ERROR, nullptr) != 0) {
+                            "height", thumb_h, "size", size, "crop", interesting,
+                            // libvips 8.14 hands thumbnail's own fail_on to no loader; the
+                            // option string reaches it (a truncated file then fails the save).
+                            "option_string", "fail_on=error", nullptr) != 0) {
     return Refused("it cannot be decoded");
   }
   Image image(out);
@@ -392,6 +409,8 @@ Result<EncodedImage> TransformImage(std::string_view source, SourceType type, co
     if (failed != 0) return Refused("cannot be flattened");
     image.reset(out);
   }
+
+  CAIRN_ASSIGN_OR_RETURN(image, WithoutMetadata(std::move(image)));
 
   Deadline deadline{std::chrono::steady_clock::now() + limits.time_limit};
   vips_image_set_progress(image.get(), TRUE);
@@ -424,7 +443,95 @@ Result<ImageFacts> InspectImage(std::string_view bytes) {
   facts.bands = vips_image_get_bands(image.get());
   facts.has_exif = vips_image_get_typeof(image.get(), VIPS_META_EXIF_NAME) != 0;
   facts.has_icc = vips_image_get_typeof(image.get(), VIPS_META_ICC_NAME) != 0;
+  facts.orientation = vips_image_get_orientation(image.get());
+  gchar** names = vips_image_get_fields(image.get());
+  for (gchar** name = names; name != nullptr && *name != nullptr; ++name) {
+    if (std::string_view(*name).starts_with("exif-ifd3-")) facts.has_gps = true;
+  }
+  g_strfreev(names);
   return facts;
+}
+
+Result<std::string> SampleImage(int width, int height, Output output, bool noise, int orientation) {
+  CAIRN_TRY(InitImageLibrary());
+  VipsImage* out = nullptr;
+  Image image;
+  if (noise) {
+    VipsImage* bands[3] = {nullptr, nullptr, nullptr};
+    for (auto& band : bands) {
+      if (vips_gaussnoise(&band, width, height, "mean", 128.0, "sigma", 60.0, nullptr) != 0) {
+        return Error::Internal("gaussnoise failed");
+      }
+    }
+    const int failed = vips_bandjoin(bands, &out, 3, nullptr);
+    for (auto* band : bands) g_object_unref(band);
+    if (failed != 0) return Error::Internal("bandjoin failed");
+  } else {
+    VipsImage* xy = nullptr;
+    if (vips_xyz(&xy, width, height, nullptr) != 0) return Error::Internal("xyz failed");
+    Image coordinates(xy);
+    double scale[] = {255.0 / width, 255.0 / height};
+    double offset[] = {0.0, 0.0};
+    if (vips_linear(coordinates.get(), &out, scale, offset, 2, nullptr) != 0) {
+      return Error::Internal("linear failed");
+    }
+    Image scaled(out);
+    if (vips_bandjoin_const1(scaled.get(), &out, 128.0, nullptr) != 0) {
+      return Error::Internal("bandjoin failed");
+    }
+  }
+  image.reset(out);
+  if (vips_cast_uchar(image.get(), &out, nullptr) != 0) return Error::Internal("cast failed");
+  image.reset(out);
+  if (vips_copy(image.get(), &out, "interpretation", VIPS_INTERPRETATION_sRGB, nullptr) != 0) {
+    return Error::Internal("copy failed");
+  }
+  image.reset(out);
+  if (orientation != 1) vips_image_set_int(image.get(), VIPS_META_ORIENTATION, orientation);
+  void* buffer = nullptr;
+  std::size_t length = 0;
+  int failed = 0;
+  switch (output) {
+    case Output::kJpeg:
+      failed = vips_jpegsave_buffer(image.get(), &buffer, &length, "Q", 90, nullptr);
+      break;
+    case Output::kPng:
+      failed = vips_pngsave_buffer(image.get(), &buffer, &length, nullptr);
+      break;
+    case Output::kWebp:
+      failed = vips_webpsave_buffer(image.get(), &buffer, &length, nullptr);
+      break;
+    case Output::kAvif:
+      failed =
+          vips_heifsave_buffer(image.get(), &buffer, &length, "compression",
+                               VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "effort", kAvifEffort, nullptr);
+      break;
+    case Output::kGif:
+      failed = vips_gifsave_buffer(image.get(), &buffer, &length, nullptr);
+      break;
+    case Output::kTiff:
+      failed = vips_tiffsave_buffer(image.get(), &buffer, &length, nullptr);
+      break;
+  }
+  if (failed != 0) {
+    g_free(buffer);
+    return Error::Internal(std::string("save failed: ") + vips_error_buffer());
+  }
+  std::string bytes(static_cast<const char*>(buffer), length);
+  g_free(buffer);
+  if (orientation == 1 || output != Output::kJpeg) return bytes;
+  // A camera's JPEG: its EXIF gets a GPS position too (written back by a second save).
+  Image saved(vips_image_new_from_buffer(bytes.data(), bytes.size(), "", nullptr));
+  if (!saved || vips_copy(saved.get(), &out, nullptr) != 0) return Error::Internal("reload failed");
+  Image located(out);
+  vips_image_set_string(located.get(), "exif-ifd3-GPSLatitudeRef", "N");
+  vips_image_set_string(located.get(), "exif-ifd3-GPSLatitude", "51/1 30/1 0/1");
+  if (vips_jpegsave_buffer(located.get(), &buffer, &length, "Q", 90, nullptr) != 0) {
+    return Error::Internal("save failed");
+  }
+  bytes.assign(static_cast<const char*>(buffer), length);
+  g_free(buffer);
+  return bytes;
 }
 
 }  // namespace cairn::transform

@@ -59,7 +59,15 @@ struct ImageFacts {
   int bands = 0;
   bool has_exif = false;
   bool has_icc = false;
+  bool has_gps = false;  // any EXIF GPS field
+  int orientation = 1;   // the EXIF orientation (1: upright)
 };
 Result<ImageFacts> InspectImage(std::string_view bytes);
+
+// A synthetic source for tests and the benchmark: a colour gradient (or, with `noise`, random
+// pixels that do not compress) of width × height saved as `output` with its metadata; a JPEG
+// with `orientation` other than 1 carries that EXIF orientation.
+Result<std::string> SampleImage(int width, int height, Output output, bool noise = false,
+                                int orientation = 1);
 
 }  // namespace cairn::transform
