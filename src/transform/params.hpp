@@ -23,6 +23,8 @@ struct Crop {
   CropKind kind = CropKind::kCenter;
   int x = 50;  // focal point, percent of the width (kFocal)
   int y = 50;  // percent of the height
+
+  bool operator==(const Crop&) const = default;
 };
 
 // What a request asks for; every member optional (absent: the default, or negotiation for
