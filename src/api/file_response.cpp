@@ -1,5 +1,8 @@
 #include "api/file_response.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
 
 #include "http/body_stream.hpp"
@@ -22,6 +25,39 @@ class EmptySource final : public http::BodySource {
  public:
   Result<std::size_t> Read(std::span<char> /*buffer*/) override { return std::size_t{0}; }
 };
+
+// A cache entry, read from its open descriptor (it stays readable if evicted meanwhile).
+class CachedFileSource final : public http::BodySource {
+ public:
+  explicit CachedFileSource(transform::FileHandle file) : file_(std::move(file)) {}
+  Result<std::size_t> Read(std::span<char> buffer) override {
+    while (true) {
+      const ssize_t got = ::read(file_.get(), buffer.data(), buffer.size());
+      if (got >= 0) return static_cast<std::size_t>(got);
+      if (errno != EINTR) return Error::Internal("transform cache read failed");
+    }
+  }
+
+ private:
+  transform::FileHandle file_;
+};
+
+class MemorySource final : public http::BodySource {
+ public:
+  explicit MemorySource(std::shared_ptr<const std::string> bytes) : bytes_(std::move(bytes)) {}
+  Result<std::size_t> Read(std::span<char> buffer) override {
+    const std::size_t count = std::min(buffer.size(), bytes_->size() - offset_);
+    std::copy_n(bytes_->data() + offset_, count, buffer.data());
+    offset_ += count;
+    return count;
+  }
+
+ private:
+  std::shared_ptr<const std::string> bytes_;
+  std::size_t offset_ = 0;
+};
+
+constexpr std::string_view kImmutable = "public, max-age=31536000, immutable";
 
 std::string_view Trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
@@ -105,6 +141,51 @@ std::optional<RangeRequest> ParseRange(std::string_view header, std::uint64_t si
   const std::uint64_t end = last ? std::min(*last, size - 1) : size - 1;
   request.range = {*first, end - *first + 1};
   return request;
+}
+
+std::string TransformEtag(std::string_view key) {
+  std::string etag = "\"t-";
+  etag += key.substr(0, 40);
+  etag += '"';
+  return etag;
+}
+
+http::Response TransformNotModified(std::string_view key, bool negotiated) {
+  http::Response response;
+  response.status = 304;
+  response.content_type.clear();
+  response.SetHeader("ETag", TransformEtag(key));
+  response.SetHeader("Cache-Control", std::string(kImmutable));
+  if (negotiated) response.SetHeader("Vary", "Accept");
+  return response;
+}
+
+http::Response TransformResponse(const http::Request& request, std::string_view path,
+                                 std::string_view key, bool negotiated,
+                                 transform::TransformService::Served served) {
+  http::Response response;
+  response.SetHeader("ETag", TransformEtag(key));
+  response.SetHeader("Cache-Control", std::string(kImmutable));
+  if (negotiated) response.SetHeader("Vary", "Accept");
+  response.content_type = std::string(transform::MediaTypeOf(served.output));
+  // The name the browser saves it under carries the output's extension.
+  std::string name(
+      path.substr(path.rfind('/') == std::string_view::npos ? 0 : path.rfind('/') + 1));
+  if (const std::size_t dot = name.rfind('.'); dot != std::string::npos && dot > 0) {
+    name.resize(dot);
+  }
+  name += '.';
+  name += transform::ExtensionOf(served.output);
+  response.SetHeader("Content-Disposition", ContentDisposition(name, false));
+  response.stream_length = served.size;
+  if (request.method == "HEAD") {
+    response.stream = std::make_shared<EmptySource>();
+  } else if (served.memory) {
+    response.stream = std::make_shared<MemorySource>(std::move(served.memory));
+  } else {
+    response.stream = std::make_shared<CachedFileSource>(std::move(served.file));
+  }
+  return response;
 }
 
 Result<http::Response> FileResponse(const http::Request& request, storage::ObjectStore& store,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 #include <boost/json/parse.hpp>
@@ -18,6 +19,8 @@
 #include "storage/file_path.hpp"
 #include "storage/limits.hpp"
 #include "storage/media_type.hpp"
+#include "transform/image.hpp"
+#include "transform/params.hpp"
 
 namespace cairn::api {
 namespace {
@@ -29,6 +32,23 @@ using storage::Operation;
 
 constexpr std::string_view kUploadedAction = "bucket.file.uploaded";
 constexpr std::string_view kDeletedAction = "bucket.file.deleted";
+
+// A download's image transform (interface.md "Storage: image transforms"): the query parameters
+// as members; the ranges are checked by transform::ParseQuery so the errors match the GET's.
+boost::json::value TransformSchema() {
+  boost::json::array fits{"contain", "cover", "fill", "inside", "outside"};
+  boost::json::array formats{"avif", "webp", "jpeg", "png", "origin"};
+  return {{"type", "object"},
+          {"additionalProperties", false},
+          {"properties",
+           {{"width", {{"type", "integer"}}},
+            {"height", {{"type", "integer"}}},
+            {"quality", {{"type", "integer"}}},
+            {"fit", {{"enum", std::move(fits)}}},
+            {"format", {{"enum", std::move(formats)}}},
+            {"crop", {{"type", "string"}, {"maxLength", 32}}},
+            {"preset", {{"type", "string"}, {"maxLength", 64}}}}}};
+}
 
 // The sign body (interface.md "Storage: signed URLs"); its limits come from storage/limits.hpp.
 boost::json::value SignSchema() {
@@ -44,7 +64,8 @@ boost::json::value SignSchema() {
             {"operation", {{"enum", boost::json::array{"download", "upload"}}}},
             {"contentType",
              {{"type", "string"}, {"minLength", 1}, {"maxLength", storage::kMaxContentTypeBytes}}},
-            {"maxSize", {{"type", "integer"}, {"minimum", 1}}}}}};
+            {"maxSize", {{"type", "integer"}, {"minimum", 1}}},
+            {"transform", TransformSchema()}}}};
 }
 
 boost::json::value SignBatchSchema() {
@@ -94,11 +115,39 @@ std::string TokenFingerprint(std::string_view token) {
   return crypto::Sha256Hex(token).substr(0, 16);
 }
 
+// The transform of a sign body's `transform` object, in Normalize's form; errors name
+// `transform.<member>`.
+Result<std::string> SignedTransform(const boost::json::object& transform,
+                                    const transform::Presets& presets) {
+  std::vector<std::string> texts;  // kept alive for the lookups below
+  texts.reserve(transform.size());
+  std::map<std::string, std::string_view, std::less<>> members;
+  for (const auto& member : transform) {
+    const boost::json::value& value = member.value();
+    texts.push_back(value.is_int64() ? std::to_string(value.get_int64())
+                                     : std::string(value.get_string()));
+    members.emplace(std::string(member.key()), texts.back());
+  }
+  auto params = transform::ParseQuery(
+      [&members](std::string_view name) -> std::optional<std::string_view> {
+        const auto it = members.find(name);
+        if (it == members.end()) return std::nullopt;
+        return it->second;
+      },
+      presets);
+  if (!params) {
+    Error error = params.error();
+    for (FieldError& field : error.errors) field.field.insert(0, "transform.");
+    return error;
+  }
+  return transform::Normalize(*params);
+}
+
 class StorageRoutes : public std::enable_shared_from_this<StorageRoutes> {
  public:
   StorageRoutes(storage::StorageService& storage, db::Database& database,
-                std::function<std::int64_t()> now)
-      : storage_(storage), database_(database), now_(std::move(now)) {}
+                std::function<std::int64_t()> now, transform::TransformService* transforms)
+      : storage_(storage), database_(database), now_(std::move(now)), transforms_(transforms) {}
 
   Status Register(http::Router& router) {
     auto self = shared_from_this();
@@ -214,6 +263,19 @@ class StorageRoutes : public std::enable_shared_from_this<StorageRoutes> {
                                {{body.contains("contentType") ? "contentType" : "maxSize",
                                  "is only used with operation upload"}});
     }
+    if (upload && body.contains("transform")) {
+      return Error::Validation("Invalid request body",
+                               {{"transform", "is only used with operation download"}});
+    }
+    std::string transform_text;
+    if (const auto* transform = body.if_contains("transform")) {
+      if (transforms_ == nullptr) {
+        return Error::Validation("Invalid request body",
+                                 {{"transform", "image transforms are not served"}});
+      }
+      CAIRN_ASSIGN_OR_RETURN(transform_text,
+                             SignedTransform(transform->get_object(), transforms_->presets()));
+    }
     const auth::Caller& caller = SessionCaller(request);
     const BucketAction action = upload ? BucketAction::kSignUpload : BucketAction::kSign;
     if (!storage_.Allows(*bucket, action, caller.user.role)) {
@@ -239,7 +301,14 @@ class StorageRoutes : public std::enable_shared_from_this<StorageRoutes> {
     }
     CAIRN_ASSIGN_OR_RETURN(auto info, storage_.store().Stat(bucket->name, path));
     if (!info) return Error::NotFound("File not found");
-    AppendSigned(out, storage_.SignDownload(bucket->name, path, expires_in, now, caller.user.id));
+    if (!transform_text.empty() &&
+        transform::SourceTypeOf(info->mime_type) == transform::SourceType::kNotImage) {
+      return Error::Validation(
+          "Only images can be transformed",
+          {{"transform", "the file is " + info->mime_type + ", not an image"}});
+    }
+    AppendSigned(out, storage_.SignDownload(bucket->name, path, expires_in, now, caller.user.id,
+                                            transform_text));
     out += R"(,"path":)";
     json::AppendString(out, path);
     out += '}';
@@ -325,15 +394,61 @@ class StorageRoutes : public std::enable_shared_from_this<StorageRoutes> {
     CAIRN_ASSIGN_OR_RETURN(const config::Bucket* bucket, BucketOf(request));
     CAIRN_ASSIGN_OR_RETURN(const std::string_view path, FilePath(request));
     const auto token = request.Query("token");
+    std::string signed_transform;
     if (token) {
-      CAIRN_TRY(storage_.CheckToken(bucket->name, path, *token, Operation::kDownload, now_()));
+      CAIRN_ASSIGN_OR_RETURN(
+          storage::TokenClaims claims,
+          storage_.CheckToken(bucket->name, path, *token, Operation::kDownload, now_()));
+      signed_transform = std::move(claims.transform);
     } else if (!storage_.IsPublic(*bucket, path)) {
       return Error::Forbidden("This file needs a signed URL");
     }
-    CAIRN_ASSIGN_OR_RETURN(auto info, storage_.store().Stat(bucket->name, path));
+    const transform::QueryLookup query = [&request](std::string_view name) {
+      return request.Query(name);
+    };
+    const bool url_transform = transforms_ != nullptr && transform::HasTransformQuery(query);
+    if (!signed_transform.empty() && url_transform) {
+      // The token fixes the transform it was signed for; the URL cannot change it.
+      return Error::Forbidden("This signed URL serves the transform it was signed for");
+    }
+    if (transforms_ == nullptr || (signed_transform.empty() && !url_transform)) {
+      CAIRN_ASSIGN_OR_RETURN(auto info, storage_.store().Stat(bucket->name, path));
+      if (!info) return Error::NotFound("File not found");
+      return FileResponse(request, storage_.store(), bucket->name, *info,
+                          storage_.IsPublic(*bucket, path));
+    }
+    return Transform(request, *bucket, path, signed_transform, query);
+  }
+
+  // A GET with transform parameters (in the URL, or signed into the token).
+  Result<Response> Transform(const Request& request, const config::Bucket& bucket,
+                             std::string_view path, std::string_view signed_transform,
+                             const transform::QueryLookup& query) {
+    transform::Params params;
+    if (signed_transform.empty()) {
+      CAIRN_ASSIGN_OR_RETURN(params, transform::ParseQuery(query, transforms_->presets()));
+    } else {
+      CAIRN_ASSIGN_OR_RETURN(params, transform::ParseNormalized(signed_transform));
+    }
+    CAIRN_ASSIGN_OR_RETURN(auto info, storage_.store().Stat(bucket.name, path));
     if (!info) return Error::NotFound("File not found");
-    return FileResponse(request, storage_.store(), bucket->name, *info,
-                        storage_.IsPublic(*bucket, path));
+    const bool negotiated = !params.format.has_value();
+    if (negotiated) {
+      params.format = transform::Negotiate(request.Header("Accept"), transforms_->preferred());
+    }
+    const std::string key = transform::TransformService::Key(bucket.name, path, params, info->etag);
+    // The client holds this transform of this version of the file already.
+    if (auto match = request.Header("If-None-Match");
+        !match.empty() && IfNoneMatchHits(match, TransformEtag(key))) {
+      return TransformNotModified(key, negotiated);
+    }
+    CAIRN_ASSIGN_OR_RETURN(auto served,
+                           transforms_->Get(storage_.store(), bucket.name, *info, params, key));
+    if (served.pass_through) {
+      return FileResponse(request, storage_.store(), bucket.name, *info,
+                          storage_.IsPublic(bucket, path));
+    }
+    return TransformResponse(request, path, key, negotiated, std::move(served));
   }
 
   Result<std::unique_ptr<http::BodySink>> Upload(Request& request) {
@@ -455,13 +570,15 @@ class StorageRoutes : public std::enable_shared_from_this<StorageRoutes> {
   storage::StorageService& storage_;
   db::Database& database_;
   std::function<std::int64_t()> now_;
+  transform::TransformService* transforms_;
 };
 
 }  // namespace
 
 Status AddStorageRoutes(http::Router& router, storage::StorageService& storage,
-                        db::Database& database, std::function<std::int64_t()> now_seconds) {
-  return std::make_shared<StorageRoutes>(storage, database, std::move(now_seconds))
+                        db::Database& database, std::function<std::int64_t()> now_seconds,
+                        transform::TransformService* transforms) {
+  return std::make_shared<StorageRoutes>(storage, database, std::move(now_seconds), transforms)
       ->Register(router);
 }
 

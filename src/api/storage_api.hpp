@@ -10,12 +10,16 @@
 #include "db/database.hpp"
 #include "http/router.hpp"
 #include "storage/storage_service.hpp"
+#include "transform/transform_service.hpp"
 
 namespace cairn::api {
 
 // `database` takes the activity entries of uploads and deletes; `now_seconds` is the clock that
-// dates and checks tokens (tests step it). Both, and `storage`, must outlive the router.
+// dates and checks tokens (tests step it). `transforms` serves image transforms of file GETs
+// (null: transform parameters are ignored and the original is served). All of them must
+// outlive the router.
 Status AddStorageRoutes(http::Router& router, storage::StorageService& storage,
-                        db::Database& database, std::function<std::int64_t()> now_seconds);
+                        db::Database& database, std::function<std::int64_t()> now_seconds,
+                        transform::TransformService* transforms = nullptr);
 
 }  // namespace cairn::api

@@ -14,8 +14,8 @@
 #include "api/records_api.hpp"
 #include "api/storage_api.hpp"
 #include "api/tables_api.hpp"
-#include "app/auth_setup.hpp"
 #include "app/attachment_storage.hpp"
+#include "app/auth_setup.hpp"
 #include "app/storage_setup.hpp"
 #include "common/log.hpp"
 #include "common/time.hpp"
@@ -68,7 +68,7 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
     // Admin only, so only with sessions (D50).
     CAIRN_TRY(api::AddActivityRoutes(router, *parts.database));
     CAIRN_TRY(api::AddStorageRoutes(router, *parts.storage.service, *parts.database,
-                                    std::move(storage_now)));
+                                    std::move(storage_now), parts.storage.transforms.get()));
   }
   if (parts.options.extra_routes) {
     CAIRN_TRY(parts.options.extra_routes(router, *parts.database));
@@ -144,9 +144,10 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
     CAIRN_ASSIGN_OR_RETURN(parts->auth,
                            SetUpAuth(bound, *parts->options.config.auth, *parts->database));
     CAIRN_TRY(EnsureFirstAdmin(bound, *parts->auth.service));
-    CAIRN_ASSIGN_OR_RETURN(parts->storage,
-                           SetUpStorage(bound, parts->options.config, *parts->database,
-                                        parts->auth.service->options().secret));
+    CAIRN_ASSIGN_OR_RETURN(
+        parts->storage,
+        SetUpStorage(bound, parts->options.config, *parts->database,
+                     parts->auth.service->options().secret, parts->options.before_transform));
     std::vector<std::string> origins{api::OriginOf(bound.base_url)};
     for (const auto& origin : bound.trusted_origins) origins.push_back(api::OriginOf(origin));
     middleware.push_back(std::make_shared<api::OriginCheck>(

@@ -35,6 +35,9 @@ struct ApplicationOptions {
   // File storage for attachment fields (D45) in place of the storage module's; tests inject a
   // fake. Must outlive the application. Null: the storage module's.
   const records::AttachmentFiles* attachment_files = nullptr;
+  // Called by the request that runs an image transform, before it runs (tests count transforms
+  // for single flight, or hold one up to fill the queue). Empty: nothing.
+  std::function<void(std::string_view key)> before_transform;
 };
 
 class Application {

@@ -122,8 +122,9 @@ void StorageSettingsWithoutAuth(const NotServedProbe& probe, std::vector<std::st
   for (const char* name :
        {"STORAGE_PROVIDER", "STORAGE_LOCAL_DIRECTORY", "STORAGE_DEFAULT_ACCESS",
         "STORAGE_PUBLIC_PATHS", "STORAGE_S3_ENDPOINT", "STORAGE_S3_BUCKET", "STORAGE_S3_REGION",
-        "STORAGE_S3_ACCESS_KEY_ID", "STORAGE_S3_SECRET_ACCESS_KEY",
-        "STORAGE_S3_FORCE_PATH_STYLE"}) {
+        "STORAGE_S3_ACCESS_KEY_ID", "STORAGE_S3_SECRET_ACCESS_KEY", "STORAGE_S3_FORCE_PATH_STYLE",
+        "STORAGE_TRANSFORM_PRESETS", "STORAGE_TRANSFORM_CACHE_DIR",
+        "STORAGE_TRANSFORM_CACHE_MAX_SIZE", "STORAGE_TRANSFORM_MAX_PIXELS", "ECO_IMAGE_FORMAT"}) {
     if (IsSet(probe, name)) where.emplace_back(name);
   }
 }
@@ -158,7 +159,6 @@ constexpr std::string_view kPages = "pages";
 constexpr NoticeKind kWarn = NoticeKind::kNotServed;
 constexpr NoticeKind kInfo = NoticeKind::kNoBackendEffect;
 constexpr std::string_view kD6 = "by design (D6); kept for the planned schema export";
-constexpr std::string_view kTransforms = "image transforms: file downloads serve the original bytes";
 constexpr std::string_view kStorageNeedsAuth =
     "file storage is served with an auth section only (signing needs a session)";
 
@@ -178,10 +178,6 @@ constexpr NotServedEntry kTable[] = {
     {"<PROVIDER>_CLIENT_ID, <PROVIDER>_CLIENT_SECRET", kWarn, true,
      "OAuth sign-in is not served, so its credentials are not read", OAuthCredentials},
     {"STORAGE_* without auth", kWarn, true, kStorageNeedsAuth, StorageSettingsWithoutAuth},
-    {"STORAGE_TRANSFORM_PRESETS", kWarn, true, kTransforms, nullptr},
-    {"STORAGE_TRANSFORM_CACHE_DIR", kWarn, true, kTransforms, nullptr},
-    {"STORAGE_TRANSFORM_CACHE_MAX_SIZE", kWarn, true, kTransforms, nullptr},
-    {"ECO_IMAGE_FORMAT", kWarn, true, kTransforms, nullptr},
     {"ECO_RETENTION_PURGE_DAYS", kWarn, true,
      "the retention purge job: soft-deleted records stay in the trash", nullptr},
     {"SCHEMA_EDIT_API_ENABLED", kWarn, true,

@@ -10,6 +10,7 @@
 #include "db/limits.hpp"
 #include "ratelimit/client_address.hpp"
 #include "storage/file_path.hpp"
+#include "transform/params.hpp"
 
 namespace cairn::app {
 namespace {
@@ -189,30 +190,19 @@ void ReadStorageProvider(Reader& reader, Settings& settings) {
         return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
       });
   if (s3 && !bucket.empty() && !bucket_ok) {
-    reader.FailAt("STORAGE_S3_BUCKET", "must be an S3 bucket name: 3 to 63 of a-z, 0-9, - and . (got \"" + bucket +
-                "\")");
+    reader.FailAt(
+        "STORAGE_S3_BUCKET",
+        "must be an S3 bucket name: 3 to 63 of a-z, 0-9, - and . (got \"" + bucket + "\")");
   }
 }
 
 void ReadTransformPresets(Reader& reader, Settings& settings) {
   auto text = reader.Get(nullptr, "STORAGE_TRANSFORM_PRESETS");
   if (!text) return;
-  boost::system::error_code ec;
-  auto value = boost::json::parse(*text, ec);
-  if (ec || !value.is_object()) {
-    reader.Fail("must be a JSON object of preset name → transform");
+  // Names, members and every value checked as the URL's parameters are (interface.md rule 7).
+  if (auto presets = transform::ParsePresets(*text); !presets) {
+    for (const FieldError& error : presets.error().errors) reader.Fail(error.message);
     return;
-  }
-  for (const auto& preset : value.get_object()) {
-    const auto name = std::string_view(preset.key());
-    bool valid_name = !name.empty();
-    for (char c : name) {
-      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') valid_name = false;
-    }
-    if (!valid_name)
-      reader.Fail("preset name \"" + std::string(name) + "\" must be alphanumeric with hyphens");
-    if (!preset.value().is_object())
-      reader.Fail("preset \"" + std::string(name) + "\" must be an object");
   }
   settings.storage_transform_presets = *text;
 }
@@ -335,6 +325,10 @@ Result<Settings> LoadSettings(const Flags& flags, const EnvLookup& env) {
   }
   reader.ReadInt(nullptr, "STORAGE_TRANSFORM_CACHE_MAX_SIZE",
                  settings.storage_transform_cache_max_mb, 1, 1'000'000);
+  reader.ReadInt(nullptr, "STORAGE_TRANSFORM_MAX_PIXELS", settings.storage_transform_max_pixels, 1,
+                 1'000'000'000);
+  reader.ReadInt(nullptr, "CAIRN_TRANSFORM_THREADS", settings.transform_threads, 1, kMaxThreads);
+  reader.ReadInt(nullptr, "CAIRN_TRANSFORM_QUEUE", settings.transform_queue, 0, 100'000);
   reader.ReadChoice(nullptr, "ECO_IMAGE_FORMAT", settings.eco_image_format,
                     {"avif", "webp", "jpeg", "png"});
   int purge_days = 0;

@@ -49,9 +49,13 @@ struct Settings {
   // STORAGE_PROVIDER, STORAGE_LOCAL_DIRECTORY, STORAGE_S3_*, STORAGE_DEFAULT_ACCESS,
   // STORAGE_PUBLIC_PATHS (D41, docs/storage.md).
   storage::StorageSettings storage;
-  std::string storage_transform_presets;  // JSON object text, validated
-  std::string storage_transform_cache_dir;
+  // Image transforms (D46, docs/storage.md "Image transforms").
+  std::string storage_transform_presets;    // JSON object text, validated (transform::ParsePresets)
+  std::string storage_transform_cache_dir;  // empty → <temp dir>/cairn-<hash of the data dir>
   int storage_transform_cache_max_mb = 500;
+  std::int64_t storage_transform_max_pixels = 100'000'000;  // STORAGE_TRANSFORM_MAX_PIXELS
+  int transform_threads = 0;  // CAIRN_TRANSFORM_THREADS; 0: one per core
+  int transform_queue = 64;   // CAIRN_TRANSFORM_QUEUE: transforms waiting; beyond: 503
   std::string eco_image_format = "avif";
   std::optional<int> eco_retention_purge_days;
   bool schema_edit_api_enabled = false;

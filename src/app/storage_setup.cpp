@@ -1,7 +1,10 @@
 #include "app/storage_setup.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <thread>
 
+#include "common/crypto.hpp"
 #include "common/log.hpp"
 #include "storage/bytea/bytea_object_store.hpp"
 #include "storage/local/local_store.hpp"
@@ -38,8 +41,18 @@ Result<std::unique_ptr<storage::ObjectStore>> MakeStore(const Settings& settings
 
 }  // namespace
 
+std::filesystem::path TransformCacheDir(const Settings& settings) {
+  if (!settings.storage_transform_cache_dir.empty()) return settings.storage_transform_cache_dir;
+  std::error_code ec;
+  const std::filesystem::path data = std::filesystem::absolute(settings.data_dir, ec);
+  const std::string identity = data.string() + "\n" + settings.database_url;
+  return std::filesystem::temp_directory_path(ec) /
+         ("cairn-" + crypto::Sha256Hex(identity).substr(0, 16)) / "transforms";
+}
+
 Result<StorageParts> SetUpStorage(const Settings& settings, const config::AppConfig& config,
-                                  db::Database& database, std::string_view secret) {
+                                  db::Database& database, std::string_view secret,
+                                  std::function<void(std::string_view)> before_transform) {
   StorageParts parts;
   CAIRN_ASSIGN_OR_RETURN(parts.store, MakeStore(settings, database));
   CAIRN_TRY(parts.store->Start());
@@ -47,6 +60,24 @@ Result<StorageParts> SetUpStorage(const Settings& settings, const config::AppCon
             std::to_string(config.buckets.size()) + " bucket(s)");
   parts.service = std::make_unique<storage::StorageService>(config, settings.storage, *parts.store,
                                                             secret, settings.base_url);
+  transform::TransformSettings transforms;
+  transforms.cache_dir = TransformCacheDir(settings);
+  transforms.cache_max_bytes =
+      static_cast<std::uint64_t>(settings.storage_transform_cache_max_mb) * 1'000'000;
+  transforms.limits.max_pixels = static_cast<std::uint64_t>(settings.storage_transform_max_pixels);
+  transforms.threads = settings.transform_threads > 0
+                           ? settings.transform_threads
+                           : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  transforms.queue = settings.transform_queue;
+  transforms.preferred =
+      transform::ParseFormat(settings.eco_image_format).value_or(transform::Format::kAvif);
+  if (!settings.storage_transform_presets.empty()) {
+    CAIRN_ASSIGN_OR_RETURN(transforms.presets,
+                           transform::ParsePresets(settings.storage_transform_presets));
+  }
+  transforms.before_transform = std::move(before_transform);
+  CAIRN_ASSIGN_OR_RETURN(parts.transforms,
+                         transform::TransformService::Start(std::move(transforms)));
   return parts;
 }
 

@@ -11,16 +11,24 @@
 #include "db/database.hpp"
 #include "storage/object_store.hpp"
 #include "storage/storage_service.hpp"
+#include "transform/transform_service.hpp"
 
 namespace cairn::app {
 
 struct StorageParts {
   std::unique_ptr<storage::ObjectStore> store;
   std::unique_ptr<storage::StorageService> service;
+  std::unique_ptr<transform::TransformService> transforms;  // image transforms (D46)
 };
 
 // `secret` signs tokens (the auth secret: AUTH_SECRET or the one kept in the database).
+// `before_transform` is the transform service's test hook (empty in production).
 Result<StorageParts> SetUpStorage(const Settings& settings, const config::AppConfig& config,
-                                  db::Database& database, std::string_view secret);
+                                  db::Database& database, std::string_view secret,
+                                  std::function<void(std::string_view)> before_transform = {});
+
+// STORAGE_TRANSFORM_CACHE_DIR, or <temp dir>/cairn-<16 hex digits of the data directory's path>
+// so two instances on one machine never share entries.
+std::filesystem::path TransformCacheDir(const Settings& settings);
 
 }  // namespace cairn::app

@@ -37,6 +37,10 @@ std::string TokenSigner::Sign(const TokenClaims& claims) const {
     payload += R"(,"c":)";
     json::AppendString(payload, claims.content_type);
   }
+  if (claims.operation == Operation::kDownload && !claims.transform.empty()) {
+    payload += R"(,"t":)";
+    json::AppendString(payload, claims.transform);
+  }
   if (!claims.signer_id.empty()) {
     payload += R"(,"a":)";
     json::AppendString(payload, claims.signer_id);
@@ -90,7 +94,12 @@ Result<TokenClaims> TokenSigner::Verify(std::string_view token) const {
     claims.max_size = max_size->is_uint64() ? max_size->get_uint64()
                                             : static_cast<std::uint64_t>(max_size->get_int64());
     claims.content_type = content_type->get_string();
-  } else if (operation->get_string() != kDownload) {
+  } else if (operation->get_string() == kDownload) {
+    if (const auto* transform = object->if_contains("t")) {
+      if (!transform->is_string()) return Refused();
+      claims.transform = transform->get_string();
+    }
+  } else {
     return Refused();
   }
   return claims;

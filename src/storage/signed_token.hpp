@@ -1,8 +1,9 @@
 // Signed URL tokens of the local and bytea backends (D42): base64url(payload) "." base64url(
 // HMAC-SHA256(key, payload)). The payload binds the bucket, the path, the operation, the expiry
-// and, for uploads, the content type and the size limit; changing any byte breaks the signature,
-// which is compared in constant time. The key is derived from AUTH_SECRET for this use alone, so
-// a token can never pass for a session cookie signature or the other way round.
+// and, for uploads, the content type and the size limit, for downloads an image transform; changing
+// any byte breaks the signature, which is compared in constant time. The key is derived from
+// AUTH_SECRET for this use alone, so a token can never pass for a session cookie signature or the
+// other way round.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +25,9 @@ struct TokenClaims {
   std::uint64_t max_size = 0;
   std::string content_type;  // empty: any type
   std::string signer_id;     // the user who signed it, for the activity log; may be empty
+  // Downloads only: the image transform the token serves, in transform::Normalize's form
+  // (`w=400;fit=cover;…`); empty: the original, or any transform the URL asks for. Opaque here.
+  std::string transform;
 };
 
 class TokenSigner {

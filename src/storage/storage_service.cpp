@@ -165,14 +165,17 @@ std::string StorageService::FileUrl(std::string_view bucket, std::string_view pa
 
 SignedUrl StorageService::SignDownload(std::string_view bucket, std::string_view path,
                                        std::int64_t expires_in, std::int64_t now,
-                                       std::string_view signer_id) const {
+                                       std::string_view signer_id,
+                                       std::string_view transform) const {
   const std::int64_t expires_at = now + expires_in;
-  if (auto native = store_.Presign({bucket, path, false, expires_in, {}, now})) {
-    return {std::move(*native), expires_at};
+  if (transform.empty()) {
+    if (auto native = store_.Presign({bucket, path, false, expires_in, {}, now})) {
+      return {std::move(*native), expires_at};
+    }
   }
   TokenClaims claims{
-      std::string(bucket),   std::string(path), Operation::kDownload, expires_at, 0, {},
-      std::string(signer_id)};
+      std::string(bucket),    std::string(path),     Operation::kDownload, expires_at, 0, {},
+      std::string(signer_id), std::string(transform)};
   return {UrlOf(bucket, path) + "?token=" + signer_.Sign(claims), expires_at};
 }
 

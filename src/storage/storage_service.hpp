@@ -64,8 +64,12 @@ class StorageService {
   bool IsPublic(const config::Bucket& bucket, std::string_view path) const;
 
   // `signer_id` (the signing user, may be empty) goes into the token for the activity log.
+  // `transform` (transform::Normalize's text, may be empty) is signed into the token: the URL
+  // serves that transform alone. A transform is always a cairn token, even on s3 (the service
+  // cannot transform).
   SignedUrl SignDownload(std::string_view bucket, std::string_view path, std::int64_t expires_in,
-                         std::int64_t now, std::string_view signer_id = {}) const;
+                         std::int64_t now, std::string_view signer_id = {},
+                         std::string_view transform = {}) const;
   SignedUrl SignUpload(std::string_view bucket, std::string_view path, std::int64_t expires_in,
                        std::string_view content_type, std::uint64_t max_size, std::int64_t now,
                        std::string_view signer_id = {}) const;

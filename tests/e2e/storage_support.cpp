@@ -64,7 +64,9 @@ StorageApp::StorageApp(StorageAppOptions options)
                                                                   : storage::Provider::kLocal;
           settings.storage.default_public = options.default_access == "public";
           settings.storage.public_paths = options.public_paths;
+          if (options.tune_settings) options.tune_settings(settings);
         };
+        app.before_transform = options.before_transform;
         app.storage_now_seconds = [offset] { return SystemSeconds() + offset->load(); };
       });
 }

@@ -22,6 +22,10 @@ struct StorageAppOptions {
   std::string config = kStorageConfig;
   std::string default_access;  // STORAGE_DEFAULT_ACCESS when not empty
   std::vector<std::string> public_paths;
+  // More operator settings (image transforms' cache, pool, presets).
+  std::function<void(app::Settings&)> tune_settings;
+  // The image transforms' test hook (ApplicationOptions::before_transform).
+  std::function<void(std::string_view key)> before_transform;
 };
 
 class StorageApp {

@@ -146,7 +146,11 @@ TEST(Settings, TransformPresetsMustBeNamedObjects) {
   EXPECT_TRUE(
       LoadSettings({}, FakeEnv({{"STORAGE_TRANSFORM_PRESETS", R"({"thumb-sm":{"width":64}})"}}))
           .ok());
-  for (const char* bad : {"[1]", "{", R"({"bad name":{}})", R"({"thumb":3})"}) {
+  // Every member is checked as the URL's parameter would be (interface.md rule 7).
+  for (const char* bad :
+       {"[1]", "{", R"({"bad name":{}})", R"({"thumb":3})", R"({"t":{"width":0}})",
+        R"({"t":{"height":2501}})", R"({"t":{"fit":"zoom"}})", R"({"t":{"quality":"80"}})",
+        R"({"t":{"crop":"1,200"}})", R"({"t":{"unknown":1}})"}) {
     EXPECT_EQ(FailingSettings(LoadSettings({}, FakeEnv({{"STORAGE_TRANSFORM_PRESETS", bad}}))),
               std::vector<std::string>{"STORAGE_TRANSFORM_PRESETS"})
         << bad;

@@ -60,5 +60,23 @@ TEST(SignedToken, AForgedPayloadNeedsTheKey) {
   EXPECT_FALSE(TokenSigner(kSecret).Verify(forged).ok());
 }
 
+// A download token may carry an image transform; it is signed like every other claim.
+TEST(SignedToken, CarriesADownloadTransform) {
+  const TokenSigner signer(kSecret);
+  TokenClaims claims;
+  claims.bucket = "docs";
+  claims.path = "a.jpg";
+  claims.expires_at = 2'000'000'000;
+  claims.transform = "w=400;fit=cover;crop=center;q=80;f=webp";
+  const std::string token = signer.Sign(claims);
+  auto verified = signer.Verify(token);
+  ASSERT_TRUE(verified.ok());
+  EXPECT_EQ(verified->transform, claims.transform);
+  claims.transform = "w=4000;fit=cover;crop=center;q=80;f=webp";
+  EXPECT_NE(signer.Sign(claims), token);
+  claims.transform.clear();
+  EXPECT_TRUE(signer.Verify(signer.Sign(claims))->transform.empty());
+}
+
 }  // namespace
 }  // namespace cairn::storage
