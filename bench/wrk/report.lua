@@ -36,18 +36,30 @@ if headers then
   end
 end
 
--- A path with `{rand}` needs a fresh request each time; any other request is built once by wrk
--- (a global `request` function is what makes wrk call Lua per request, so define it only here).
-if wrk.path:find("{rand}", 1, true) then
+-- A path with `{rand}`, `{w}` or `{h}` needs a fresh request each time; any other request is
+-- built once by wrk (a global `request` function is what makes wrk call Lua per request, so define
+-- it only here). `{w}` and `{h}` make every request of a run a new image transform (a cache miss):
+-- request n of a thread (counted from BENCH_SEQ_START + 1000000 * the thread's index) gets
+-- width 300 + n mod 200 and height 1000 + (n / 200) mod 1500, the sequence
+-- bench/transform_probe times in-process.
+local seq_start = tonumber(os.getenv("BENCH_SEQ_START") or "") or 0
+if wrk.path:find("{rand}", 1, true) or wrk.path:find("{w}", 1, true) then
   local template = wrk.path
+  local thread_count = 0
   function setup(thread)
     thread:set("seed", math.random(1, 2147483647))
+    thread:set("seq", seq_start + 1000000 * thread_count)
+    thread_count = thread_count + 1
   end
   function init(args)
     math.randomseed(seed or os.time())
   end
   function request()
-    local p = template:gsub("{rand}", tostring(math.random(1, rand_max)))
+    local n = seq or 0
+    seq = n + 1
+    local p = template:gsub("{rand}", function() return tostring(math.random(1, rand_max)) end)
+    p = p:gsub("{w}", tostring(300 + n % 200))
+    p = p:gsub("{h}", tostring(1000 + math.floor(n / 200) % 1500))
     return wrk.format(nil, p)
   end
 end

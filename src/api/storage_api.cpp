@@ -86,7 +86,8 @@ boost::json::value SignBatchSchema() {
                   {"expiresIn",
                    {{"type", "integer"},
                     {"minimum", storage::kMinExpiresInSeconds},
-                    {"maximum", storage::kMaxExpiresInSeconds}}}}}}}}}}}};
+                    {"maximum", storage::kMaxExpiresInSeconds}}},
+                  {"transform", TransformSchema()}}}}}}}}}};
 }
 
 const auth::Caller& SessionCaller(const Request& request) {
@@ -118,26 +119,12 @@ std::string TokenFingerprint(std::string_view token) {
 // The transform of a sign body's `transform` object, in Normalize's form; errors name
 // `transform.<member>`.
 Result<std::string> SignedTransform(const boost::json::object& transform,
-                                    const transform::Presets& presets) {
-  std::vector<std::string> texts;  // kept alive for the lookups below
-  texts.reserve(transform.size());
-  std::map<std::string, std::string_view, std::less<>> members;
-  for (const auto& member : transform) {
-    const boost::json::value& value = member.value();
-    texts.push_back(value.is_int64() ? std::to_string(value.get_int64())
-                                     : std::string(value.get_string()));
-    members.emplace(std::string(member.key()), texts.back());
-  }
-  auto params = transform::ParseQuery(
-      [&members](std::string_view name) -> std::optional<std::string_view> {
-        const auto it = members.find(name);
-        if (it == members.end()) return std::nullopt;
-        return it->second;
-      },
-      presets);
+                                    const transform::Presets& presets,
+                                    std::string_view prefix = "transform.") {
+  auto params = transform::ParseObject(transform, presets);
   if (!params) {
     Error error = params.error();
-    for (FieldError& field : error.errors) field.field.insert(0, "transform.");
+    for (FieldError& field : error.errors) field.field.insert(0, prefix);
     return error;
   }
   return transform::Normalize(*params);
@@ -322,6 +309,28 @@ class StorageRoutes : public std::enable_shared_from_this<StorageRoutes> {
       CAIRN_TRY(storage::CheckPath(files[i].get_object().at("path").get_string(),
                                    "files[" + std::to_string(i) + "].path"));
     }
+    // Each item's transform, checked like the sign body's (errors name
+    // `files[i].transform.<member>`).
+    std::vector<std::string> transform_texts(files.size());
+    std::vector<FieldError> transform_errors;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+      const auto* transform = files[i].get_object().if_contains("transform");
+      if (transform == nullptr) continue;
+      const std::string prefix = "files[" + std::to_string(i) + "].transform";
+      if (transforms_ == nullptr) {
+        transform_errors.push_back({prefix, "image transforms are not served"});
+        continue;
+      }
+      auto text = SignedTransform(transform->get_object(), transforms_->presets(), prefix + ".");
+      if (!text) {
+        for (FieldError& field : text.error().errors) transform_errors.push_back(std::move(field));
+        continue;
+      }
+      transform_texts[i] = std::move(*text);
+    }
+    if (!transform_errors.empty()) {
+      return Error::Validation("Invalid request body", std::move(transform_errors));
+    }
     const auth::Caller& caller = SessionCaller(request);
     if (!storage_.Allows(*bucket, BucketAction::kSign, caller.user.role)) {
       return Error::Forbidden("You may not sign downloads in this bucket");
@@ -339,11 +348,17 @@ class StorageRoutes : public std::enable_shared_from_this<StorageRoutes> {
         out += R"(,"error":"not_found"})";
         continue;
       }
+      // A transform of a file that is no image: that item alone fails, like a missing file.
+      if (!transform_texts[i].empty() &&
+          transform::SourceTypeOf(info->mime_type) == transform::SourceType::kNotImage) {
+        out += R"(,"error":"not_an_image"})";
+        continue;
+      }
       out += ',';
       AppendSigned(out, storage_.SignDownload(
                             bucket->name, path,
                             IntegerOr(file, "expiresIn", storage::kDefaultExpiresInSeconds), now,
-                            caller.user.id));
+                            caller.user.id, transform_texts[i]));
       out += '}';
     }
     out += "]}";

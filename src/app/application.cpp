@@ -56,8 +56,8 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
     CAIRN_TRY(api::AddTablesRoutes(router, config, parts.access));
     std::function<std::int64_t()> storage_now = parts.options.storage_now_seconds;
     if (!storage_now) storage_now = [] { return time::NowMillis() / 1000; };
-    parts.attachment_files =
-        std::make_unique<StorageAttachmentFiles>(*parts.storage.service, storage_now);
+    parts.attachment_files = std::make_unique<StorageAttachmentFiles>(
+        *parts.storage.service, storage_now, parts.storage.transforms.get());
     const records::AttachmentFiles* files = parts.options.attachment_files
                                                 ? parts.options.attachment_files
                                                 : parts.attachment_files.get();

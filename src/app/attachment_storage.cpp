@@ -4,6 +4,7 @@
 #include "common/time.hpp"
 #include "storage/file_path.hpp"
 #include "storage/limits.hpp"
+#include "transform/image.hpp"
 
 namespace cairn::app {
 
@@ -17,17 +18,32 @@ Result<std::optional<records::StoredFile>> StorageAttachmentFiles::Find(
   return std::optional<records::StoredFile>(records::StoredFile{info->size, info->mime_type});
 }
 
+Result<std::string> StorageAttachmentFiles::NormalizeTransform(const boost::json::object& transform,
+                                                               std::string_view mime_type) const {
+  if (transforms_ == nullptr) {
+    return Error::Validation("Invalid transform", {{"", "image transforms are not served"}});
+  }
+  CAIRN_ASSIGN_OR_RETURN(const transform::Params params,
+                         transform::ParseObject(transform, transforms_->presets()));
+  if (transform::SourceTypeOf(mime_type) == transform::SourceType::kNotImage) {
+    return Error::Validation("Only images can be transformed",
+                             {{"", "the file is " + std::string(mime_type) + ", not an image"}});
+  }
+  return transform::Normalize(params);
+}
+
 void StorageAttachmentFiles::AppendLinks(std::string_view bucket, std::string_view path,
-                                         std::string& out) const {
+                                         std::string_view transform, std::string& out) const {
   const config::Bucket* config = storage_.FindBucket(bucket);
   if (config == nullptr || storage::PathProblem(path)) return;
-  if (storage_.IsPublic(*config, path)) {
+  // A transform is always a signed cairn URL (a public file's plain URL would serve the original).
+  if (transform.empty() && storage_.IsPublic(*config, path)) {
     out += R"(,"url":)";
     json::AppendString(out, storage_.FileUrl(bucket, path));
     return;
   }
-  const storage::SignedUrl link =
-      storage_.SignDownload(bucket, path, storage::kAttachmentUrlSeconds, now_seconds_());
+  const storage::SignedUrl link = storage_.SignDownload(
+      bucket, path, storage::kAttachmentUrlSeconds, now_seconds_(), {}, transform);
   out += R"(,"signedUrl":)";
   json::AppendString(out, link.url);
   out += R"(,"signedUrlExpiresAt":")";

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include <boost/json/object.hpp>
+
 #include "common/result.hpp"
 
 namespace cairn::records {
@@ -25,11 +27,24 @@ class AttachmentFiles {
   // network); called inside no transaction.
   virtual Result<std::optional<StoredFile>> Find(std::string_view bucket,
                                                  std::string_view path) const = 0;
+  // An attachment value's image transform (`{"width": 400, "format": "webp"}`, the sign body's
+  // `transform`) for a file of type `mime_type`, checked and written in the one normalized form
+  // the storage module signs (opaque here). A Validation error whose FieldErrors name the member
+  // (`width`) when it is not a transform, or (`transform` itself, field "") when the file is no
+  // image or transforms are not served. The default serves no transforms.
+  virtual Result<std::string> NormalizeTransform(const boost::json::object& transform,
+                                                 std::string_view mime_type) const;
   // Appends the members a read adds to the attachment object of `path`, each after a comma:
   // `,"signedUrl":"…","signedUrlExpiresAt":"…"` for a private file (kAttachmentUrlSeconds), or
-  // `,"url":"…"` for a public one. Pure CPU (HMAC or a presigned URL); no I/O.
+  // `,"url":"…"` for a public one. Pure CPU (HMAC or a presigned URL); no I/O. `transform`
+  // (NormalizeTransform's text, or empty) is signed into the URL: it serves that transform.
   virtual void AppendLinks(std::string_view bucket, std::string_view path,
-                           std::string& out) const = 0;
+                           std::string_view transform, std::string& out) const = 0;
 };
+
+inline Result<std::string> AttachmentFiles::NormalizeTransform(
+    const boost::json::object& /*transform*/, std::string_view /*mime_type*/) const {
+  return Error::Validation("Invalid transform", {{"", "image transforms are not served"}});
+}
 
 }  // namespace cairn::records

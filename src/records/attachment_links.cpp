@@ -12,7 +12,7 @@ void AppendOne(const boost::json::value& item, std::string_view bucket,
   if (item.is_string()) {
     out += "{\"path\":";
     json::AppendString(out, item.get_string());
-    files.AppendLinks(bucket, item.get_string(), out);
+    files.AppendLinks(bucket, item.get_string(), {}, out);
     out.push_back('}');
     return;
   }
@@ -31,7 +31,21 @@ void AppendOne(const boost::json::value& item, std::string_view bucket,
     out.push_back(':');
     json::Append(out, member.value());
   }
-  files.AppendLinks(bucket, path->get_string(), out);
+  // A stored transform is normalized again (presets may have changed since it was written); one
+  // that no longer is a transform gets no link rather than a link to something else.
+  std::string transform;
+  if (const auto* given = item.get_object().if_contains("transform");
+      given != nullptr && given->is_object()) {
+    const auto* mime = item.get_object().if_contains("mimeType");
+    auto normalized = files.NormalizeTransform(
+        given->get_object(), mime != nullptr && mime->is_string() ? mime->get_string() : "");
+    if (!normalized.ok()) {
+      out.push_back('}');
+      return;
+    }
+    transform = std::move(normalized).value();
+  }
+  files.AppendLinks(bucket, path->get_string(), transform, out);
   out.push_back('}');
 }
 

@@ -35,9 +35,15 @@ Result<std::optional<StoredFile>> RequestFiles::Find(std::string_view bucket,
   return file;
 }
 
+Result<std::string> RequestFiles::NormalizeTransform(const boost::json::object& transform,
+                                                     std::string_view mime_type) const {
+  if (files_ == nullptr) return AttachmentFiles::NormalizeTransform(transform, mime_type);
+  return files_->NormalizeTransform(transform, mime_type);
+}
+
 void RequestFiles::AppendLinks(std::string_view bucket, std::string_view path,
-                               std::string& out) const {
-  if (files_ != nullptr) files_->AppendLinks(bucket, path, out);
+                               std::string_view transform, std::string& out) const {
+  if (files_ != nullptr) files_->AppendLinks(bucket, path, transform, out);
 }
 
 Result<std::vector<FieldWrite>> ParseFieldWrites(const config::Table& table,
@@ -75,7 +81,18 @@ Result<std::vector<FieldWrite>> ParseFieldWrites(const config::Table& table,
     auto parsed = ParseFieldValue(*field, input, numbers, files);
     if (!parsed.ok()) {
       if (parsed.error().code != ErrorCode::kValidation) return std::move(parsed).error();
-      fail(name, parsed.error().message);
+      if (parsed.error().errors.empty()) {
+        fail(name, parsed.error().message);
+        continue;
+      }
+      // A value with parts of its own (an attachment's transform): each part named under the
+      // field (`fields.photo.transform.width`, `fields.photos[1].transform.width`).
+      for (const FieldError& part : parsed.error().errors) {
+        std::string where(name);
+        if (!part.field.empty() && part.field.front() != '[') where += '.';
+        where += part.field;
+        fail(where, part.message);
+      }
       continue;
     }
     if (field->required && IsMissing(*field, parsed.value())) {

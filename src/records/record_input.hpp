@@ -42,7 +42,10 @@ class RequestFiles final : public AttachmentFiles {
 
   Result<std::optional<StoredFile>> Find(std::string_view bucket,
                                          std::string_view path) const override;
-  void AppendLinks(std::string_view bucket, std::string_view path, std::string& out) const override;
+  Result<std::string> NormalizeTransform(const boost::json::object& transform,
+                                         std::string_view mime_type) const override;
+  void AppendLinks(std::string_view bucket, std::string_view path, std::string_view transform,
+                   std::string& out) const override;
 
  private:
   const AttachmentFiles* files_;

@@ -1,7 +1,9 @@
 #include "transform/params.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <vector>
 
 #include <boost/json/parse.hpp>
 
@@ -241,6 +243,38 @@ Result<Params> ParseQuery(const QueryLookup& query, const Presets& presets) {
   }
   if (!errors.empty()) return Error::Validation("Invalid transform parameters", std::move(errors));
   return Merge(base, given);
+}
+
+Result<Params> ParseObject(const boost::json::object& object, const Presets& presets) {
+  std::vector<FieldError> errors;
+  std::map<std::string, std::string, std::less<>> members;
+  for (const auto& member : object) {
+    const std::string_view name = member.key();
+    const boost::json::value& value = member.value();
+    if (std::find(kQueryNames.begin(), kQueryNames.end(), name) == kQueryNames.end()) {
+      errors.push_back({std::string(name),
+                        "is not a transform parameter (width, height, fit, crop, quality, "
+                        "format, preset)"});
+    } else if (name == "width" || name == "height" || name == "quality") {
+      if (value.is_int64()) {
+        members.emplace(name, std::to_string(value.get_int64()));
+      } else {
+        errors.push_back({std::string(name), "must be an integer"});
+      }
+    } else if (value.is_string()) {
+      members.emplace(name, std::string(value.get_string()));
+    } else {
+      errors.push_back({std::string(name), "must be a string"});
+    }
+  }
+  if (!errors.empty()) return Error::Validation("Invalid transform parameters", std::move(errors));
+  return ParseQuery(
+      [&members](std::string_view name) -> std::optional<std::string_view> {
+        const auto it = members.find(name);
+        if (it == members.end()) return std::nullopt;
+        return std::string_view(it->second);
+      },
+      presets);
 }
 
 std::string Normalize(const Params& params) {

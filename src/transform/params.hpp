@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include <boost/json/object.hpp>
+
 #include "common/result.hpp"
 
 namespace cairn::transform {
@@ -63,6 +65,12 @@ bool HasTransformQuery(const QueryLookup& query);
 // range, unknown word, unknown preset, a preset while none are configured) is a FieldError naming
 // the parameter; all of them are reported at once.
 Result<Params> ParseQuery(const QueryLookup& query, const Presets& presets);
+
+// The transform of a JSON object with the query parameters as members (the sign body's and an
+// attachment value's `transform`): width, height and quality integers, the others strings,
+// checked like ParseQuery. Errors name the member (`width`); an unknown member or a value of the
+// wrong kind is one too.
+Result<Params> ParseObject(const boost::json::object& object, const Presets& presets);
 
 // The one text of a transform (`w=400;h=300;fit=cover;crop=entropy;q=80;f=webp`): defaults
 // written out, crop only with cover, absent members omitted. Used as the signed-token claim and

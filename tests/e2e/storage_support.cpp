@@ -67,6 +67,7 @@ StorageApp::StorageApp(StorageAppOptions options)
           if (options.tune_settings) options.tune_settings(settings);
         };
         app.before_transform = options.before_transform;
+        app.share_database_with = options.share_database_with;
         app.storage_now_seconds = [offset] { return SystemSeconds() + offset->load(); };
       });
 }

@@ -26,6 +26,8 @@ struct StorageAppOptions {
   std::function<void(app::Settings&)> tune_settings;
   // The image transforms' test hook (ApplicationOptions::before_transform).
   std::function<void(std::string_view key)> before_transform;
+  // Runs on another app's database and data directory (a restart; TestAppOptions).
+  const TestApp* share_database_with = nullptr;
 };
 
 class StorageApp {

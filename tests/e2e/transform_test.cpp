@@ -468,6 +468,155 @@ TEST_P(TransformTest, SignedUrlsCarryTheirTransform) {
   EXPECT_EQ(Facts(got.body).width, 30);
 }
 
+// An attachment value may carry a transform (issue 16 item 4): checked on write like the sign
+// body's (errors under `fields.<name>.transform`), stored with the value, and signed into the
+// URL a read embeds. sign/batch items take one too.
+TEST_P(TransformTest, AttachmentValuesAndBatchSigningCarryTransforms) {
+  StorageAppOptions options = Options();
+  std::string config = kStorageConfig;
+  const std::string title = "      - { id: 1, name: title, type: single-line-text }\n";
+  config.replace(config.find(title), title.size(),
+                 title +
+                     "      - { id: 2, name: photo, type: attachment, bucket: docs }\n"
+                     "      - { id: 3, name: photos, type: multiple-attachments, bucket: docs }\n");
+  options.config = config;
+  StorageApp app(options);
+  ASSERT_EQ(app.Upload("docs", "p/a.jpg", Sample(400, 300, Output::kJpeg)).status, 201);
+  ASSERT_EQ(app.Upload("docs", "p/b.jpg", Sample(200, 100, Output::kJpeg)).status, 201);
+  ASSERT_EQ(app.Upload("docs", "p/a.pdf", TinyPdf()).status, 201);
+  const auto created = app.Send(
+      app.admin(), "POST", "/api/tables/notes/records",
+      R"({"fields":{"title":"t","photo":{"path":"p/a.jpg","transform":{"width":40,"format":"png"}},
+          "photos":[{"path":"p/b.jpg"},{"path":"p/a.jpg","transform":{"preset":"thumb","format":"webp"}}]}})");
+  ASSERT_EQ(created.status, 201) << created.body;
+  const auto check = [&](const boost::json::value& record) {
+    const auto& photo = record.at("fields").at("photo");
+    EXPECT_EQ(photo.at("transform").at("width"), 40);
+    const auto got = app.app().Client().Request(
+        "GET", TargetOf(std::string(photo.at("signedUrl").as_string())), {}, {});
+    ASSERT_EQ(got.status, 200) << got.body;
+    EXPECT_EQ(got.Header("Content-Type"), "image/png");
+    EXPECT_TRUE(Facts(got.body).loader.starts_with("VipsForeignLoadPng"));
+    EXPECT_EQ(Facts(got.body).width, 40);
+    EXPECT_EQ(Facts(got.body).height, 30);
+    const auto& photos = record.at("fields").at("photos").as_array();
+    ASSERT_EQ(photos.size(), 2U);
+    const auto original = app.app().Client().Request(
+        "GET", TargetOf(std::string(photos[0].at("signedUrl").as_string())), {}, {});
+    EXPECT_EQ(Facts(original.body).width, 200);  // no transform: the original
+    const auto thumb = app.app().Client().Request(
+        "GET", TargetOf(std::string(photos[1].at("signedUrl").as_string())), {}, {});
+    EXPECT_EQ(thumb.Header("Content-Type"), "image/webp");
+    EXPECT_EQ(Facts(thumb.body).width, 64);  // the preset: 64x64 cover
+    EXPECT_EQ(Facts(thumb.body).height, 64);
+  };
+  check(created.Json());
+  const auto read =
+      app.Send(app.admin(), "GET",
+               "/api/tables/notes/records/" + std::string(created.Json().at("id").as_string()));
+  ASSERT_EQ(read.status, 200) << read.body;
+  check(read.Json());
+
+  // Each bad transform is a 400 naming it under the field; only images take one.
+  const auto field_of = [](const HttpResult& result) {
+    return std::string(result.Json().at("errors").as_array()[0].at("field").as_string());
+  };
+  auto bad = app.Send(app.admin(), "POST", "/api/tables/notes/records",
+                      R"({"fields":{"photo":{"path":"p/a.jpg","transform":{"width":0}}}})");
+  ExpectEnvelope(bad, 400, "VALIDATION_ERROR");
+  EXPECT_EQ(field_of(bad), "fields.photo.transform.width");
+  bad = app.Send(app.admin(), "POST", "/api/tables/notes/records",
+                 R"({"fields":{"photo":{"path":"p/a.jpg","transform":{"fit":"squash"}}}})");
+  EXPECT_EQ(field_of(bad), "fields.photo.transform.fit");
+  bad = app.Send(app.admin(), "POST", "/api/tables/notes/records",
+                 R"({"fields":{"photo":{"path":"p/a.jpg","transform":{"zoom":2}}}})");
+  EXPECT_EQ(field_of(bad), "fields.photo.transform.zoom");
+  bad = app.Send(app.admin(), "POST", "/api/tables/notes/records",
+                 R"({"fields":{"photo":{"path":"p/a.pdf","transform":{"width":10}}}})");
+  ExpectEnvelope(bad, 400, "VALIDATION_ERROR");
+  EXPECT_EQ(field_of(bad), "fields.photo.transform");
+  bad = app.Send(
+      app.admin(), "POST", "/api/tables/notes/records",
+      R"({"fields":{"photos":[{"path":"p/b.jpg"},{"path":"p/a.jpg","transform":{"quality":0}}]}})");
+  EXPECT_EQ(field_of(bad), "fields.photos[1].transform.quality");
+
+  // sign/batch: a transform per item, checked up front; a non-image item fails alone.
+  auto batch = app.Send(app.admin(), "POST", "/api/buckets/docs/sign/batch",
+                        R"({"files":[{"path":"p/a.jpg","transform":{"width":20,"format":"webp"}},
+                                     {"path":"p/a.pdf","transform":{"width":10}},
+                                     {"path":"p/a.jpg"}]})");
+  ASSERT_EQ(batch.status, 200) << batch.body;
+  const boost::json::value batch_json = batch.Json();
+  const auto& items = batch_json.at("files").as_array();
+  auto got = app.app().Client().Request(
+      "GET", TargetOf(std::string(items[0].at("signedUrl").as_string())), {}, {});
+  ASSERT_EQ(got.status, 200) << got.body;
+  EXPECT_EQ(got.Header("Content-Type"), "image/webp");
+  EXPECT_EQ(Facts(got.body).width, 20);
+  ExpectEnvelope(
+      app.app().Client().Request(
+          "GET", TargetOf(std::string(items[0].at("signedUrl").as_string())) + "&width=9", {}, {}),
+      403, "FORBIDDEN");
+  EXPECT_EQ(items[1].at("error"), "not_an_image");
+  got = app.app().Client().Request(
+      "GET", TargetOf(std::string(items[2].at("signedUrl").as_string())), {}, {});
+  EXPECT_EQ(Facts(got.body).width, 400);
+  batch =
+      app.Send(app.admin(), "POST", "/api/buckets/docs/sign/batch",
+               R"({"files":[{"path":"p/a.jpg"},{"path":"p/a.jpg","transform":{"height":9999}}]})");
+  ExpectEnvelope(batch, 400, "VALIDATION_ERROR");
+  EXPECT_EQ(field_of(batch), "files[1].transform.height");
+}
+
+// A restart on the same data directory (issue 16, rule 10): the transform made before is a
+// cache hit (nothing transforms again) and the cache's size accounting is rebuilt from the
+// directory, so the next entry still evicts within STORAGE_TRANSFORM_CACHE_MAX_SIZE.
+TEST_P(TransformTest, ARestartKeepsTheCacheAndRebuildsItsAccounting) {
+  StorageAppOptions options = Options();
+  options.tune_settings = [](app::Settings& settings) {
+    settings.storage_transform_cache_dir = settings.data_dir + "/transform-cache";
+    settings.storage_transform_cache_max_mb = 1;
+  };
+  StorageApp first(options);
+  ASSERT_EQ(first.Upload("docs", "p/n.png", Sample(500, 400, Output::kPng, true)).status, 201);
+  // ~400 KB of noise each: two fit in 1 MB, three do not.
+  const std::string a_target =
+      first.SignedTarget("docs", "p/n.png", "download", R"(,"expiresIn":3600)");
+  const auto a = first.app().Client().Request("GET", a_target + "&width=410&format=png", {}, {});
+  ASSERT_EQ(a.status, 200) << a.body;
+  const auto b = first.app().Client().Request("GET", a_target + "&width=411&format=png", {}, {});
+  ASSERT_EQ(b.status, 200) << b.body;
+  ASSERT_EQ(transforms_.load(), 2);
+  first.app().app().Shutdown();
+
+  options.share_database_with = &first.app();
+  StorageApp second(options);
+  const auto again =
+      second.app().Client().Request("GET", a_target + "&width=410&format=png", {}, {});
+  ASSERT_EQ(again.status, 200) << again.body;
+  EXPECT_EQ(again.body, a.body);
+  EXPECT_EQ(again.Header("ETag"), a.Header("ETag"));
+  EXPECT_EQ(transforms_.load(), 2);  // a hit: nothing transformed
+  // A third entry: with the two old ones counted, one of them must go to stay within 1 MB.
+  const auto c = second.app().Client().Request("GET", a_target + "&width=412&format=png", {}, {});
+  ASSERT_EQ(c.status, 200) << c.body;
+  EXPECT_EQ(transforms_.load(), 3);
+  std::uint64_t total = 0;
+  int entries = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(second.app().data_dir() / "transform-cache")) {
+    total += entry.file_size();
+    ++entries;
+  }
+  EXPECT_LE(total, 1'000'000U);
+  EXPECT_EQ(entries, 2);
+  // `a` was used last before `c`, so `b` went.
+  second.app().Client().Request("GET", a_target + "&width=410&format=png", {}, {});
+  EXPECT_EQ(transforms_.load(), 3);
+  second.app().Client().Request("GET", a_target + "&width=411&format=png", {}, {});
+  EXPECT_EQ(transforms_.load(), 4);
+}
+
 INSTANTIATE_TEST_SUITE_P(Providers, TransformTest, ::testing::Values("local", "bytea"),
                          [](const auto& info) { return info.param; });
 

@@ -46,7 +46,7 @@ class FakeAttachmentFiles final : public records::AttachmentFiles {
     return std::optional<records::StoredFile>(found->second);
   }
 
-  void AppendLinks(std::string_view bucket, std::string_view path,
+  void AppendLinks(std::string_view bucket, std::string_view path, std::string_view /*transform*/,
                    std::string& out) const override {
     const std::string url = "https://files.test/" + std::string(bucket) + "/" + std::string(path);
     if (bucket == public_bucket_) {

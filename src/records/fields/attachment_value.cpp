@@ -17,7 +17,8 @@ constexpr std::size_t kMaxFilenameChars = 255;
 constexpr std::size_t kMaxMimeTypeBytes = 255;
 constexpr std::string_view kAccepted =
     "an attachment object {path, filename?, size?, mimeType?} or its path";
-constexpr std::array<std::string_view, 4> kMembers = {"path", "filename", "size", "mimeType"};
+constexpr std::array<std::string_view, 5> kMembers = {"path", "filename", "size", "mimeType",
+                                                      "transform"};
 // Added by the server on reads; ignored on writes so a record read can be written back.
 constexpr std::array<std::string_view, 3> kServerMembers = {"signedUrl", "signedUrlExpiresAt",
                                                             "url"};
@@ -64,7 +65,7 @@ Result<boost::json::object> ParseAttachment(const boost::json::value& input) {
     if (std::find(kMembers.begin(), kMembers.end(), key) == kMembers.end() &&
         std::find(kServerMembers.begin(), kServerMembers.end(), key) == kServerMembers.end()) {
       return Invalid("has unknown member " + Quoted(key) +
-                     "; an attachment has path, filename, size and mimeType");
+                     "; an attachment has path, filename, size, mimeType and transform");
     }
   }
   const boost::json::value* path = object.if_contains("path");
@@ -96,6 +97,14 @@ Result<boost::json::object> ParseAttachment(const boost::json::value& input) {
       return Invalid("mimeType must be a media type such as \"application/pdf\"");
     }
     out["mimeType"] = *mime;
+  }
+  if (const boost::json::value* transform = object.if_contains("transform");
+      transform != nullptr && !transform->is_null()) {
+    if (!transform->is_object()) {
+      return Error::Validation("Invalid attachment",
+                               {{"transform", "must be an object such as {\"width\": 400}"}});
+    }
+    out["transform"] = *transform;
   }
   return out;
 }
@@ -154,6 +163,21 @@ Result<boost::json::object> ParseStoredAttachment(const config::Field& field,
   }
   stored["size"] = static_cast<std::int64_t>(file->size);
   stored["mimeType"] = file->mime_type;
+  // An image transform the embedded signed URL serves (issue 16): checked like the sign body's,
+  // for an image only; stored as given, normalized again on each read.
+  if (const boost::json::value* transform = given.if_contains("transform")) {
+    auto normalized = files.NormalizeTransform(transform->get_object(), file->mime_type);
+    if (!normalized.ok()) {
+      Error error = std::move(normalized).error();
+      if (error.code != ErrorCode::kValidation) return error;
+      for (FieldError& part : error.errors) {
+        part.field.insert(0, part.field.empty() ? "transform" : "transform.");
+      }
+      error.message = "transform is not valid for file " + Quoted(path);
+      return error;
+    }
+    stored["transform"] = *transform;
+  }
   return stored;
 }
 
@@ -165,6 +189,11 @@ boost::json::object AttachmentObjectSchema() {
         {"filename", {{"type", "string"}, {"maxLength", kMaxFilenameChars}}},
         {"size", {{"type", "integer"}, {"minimum", 0}}},
         {"mimeType", {{"type", "string"}}},
+        {"transform",
+         {{"type", "object"},
+          {"description",
+           "An image transform the embedded signed URL serves: width, height, fit, crop, "
+           "quality, format, preset (as the sign body's transform)"}}},
         {"signedUrl", {{"type", "string"}, {"readOnly", true}}},
         {"signedUrlExpiresAt", {{"type", "string"}, {"format", "date-time"}, {"readOnly", true}}},
         {"url", {{"type", "string"}, {"readOnly", true}}}}},

@@ -46,6 +46,9 @@ Error WrongKind(const boost::json::value& input, std::string_view expected) {
 
 Error AtItem(std::size_t index, Error error) {
   error.message.insert(0, "item " + std::to_string(index) + ": ");
+  for (FieldError& part : error.errors) {
+    part.field.insert(0, "[" + std::to_string(index) + "]" + (part.field.empty() ? "" : "."));
+  }
   return error;
 }
 
