@@ -101,6 +101,15 @@ Result<std::string> TransformService::ReadSource(storage::ObjectStore& store,
 void TransformService::Produce(storage::ObjectStore& store, std::string_view bucket,
                                const storage::ObjectInfo& info, const Params& params,
                                const std::string& key, Flight& flight) {
+  // The slot is taken before the source is read, so at most `threads` sources are in memory.
+  if (auto entered = Enter(); !entered) {
+    flight.error = entered.error();
+    return;
+  }
+  struct SlotGuard {
+    TransformService& service;
+    ~SlotGuard() { service.Leave(); }
+  } slot{*this};
   SourceType type = SourceType::kNotImage;
   auto source = ReadSource(store, bucket, info, type);
   if (!source) {
@@ -119,16 +128,12 @@ void TransformService::Produce(storage::ObjectStore& store, std::string_view buc
           "SVG)"}});
     return;
   }
-  if (auto entered = Enter(); !entered) {
-    flight.error = entered.error();
-    return;
-  }
   if (settings_.before_transform) settings_.before_transform(key);
   transforms_run_.fetch_add(1);
   const Output output = OutputFor(params.format.value_or(Format::kOrigin), type);
   auto encoded = TransformImage(*source, type, params, output, settings_.limits);
-  Leave();
   source->clear();
+  source->shrink_to_fit();
   if (!encoded) {
     flight.error = encoded.error();
     return;
