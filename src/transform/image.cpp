@@ -303,6 +303,7 @@ Status InitImageLibrary() {
 
 Result<EncodedImage> TransformImage(std::string_view source, SourceType type, const Params& params,
                                     Output output, const ImageLimits& limits) {
+  CAIRN_TRY(InitImageLibrary());
   const char* expected = ExpectedLoader(type);
   if (expected == nullptr) return Refused("is not a raster image");
   // libvips picks its own loader from the bytes; it must be the one of the detected type, so a

@@ -41,7 +41,8 @@ struct EncodedImage {
 };
 
 // Starts libvips once per process with the loaders above alone; later calls return the first
-// answer. Called at startup, before any transform.
+// answer. TransformImage, InspectImage and SampleImage call it first, so libvips (and the
+// libraries of its format modules) load with the first transform, not at startup.
 Status InitImageLibrary();
 
 // `source` (raster, of type `type` as its bytes were detected) transformed by `params` into

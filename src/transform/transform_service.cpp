@@ -19,7 +19,8 @@ Error QueueFull() {
 }  // namespace
 
 Result<std::unique_ptr<TransformService>> TransformService::Start(TransformSettings settings) {
-  CAIRN_TRY(InitImageLibrary());
+  // libvips starts with the first transform (TransformImage): its format modules and their
+  // libraries (HEIF, PDF, ImageMagick…) would otherwise double the memory of an idle server.
   std::unique_ptr<TransformService> service(new TransformService(std::move(settings)));
   CAIRN_TRY(service->cache_.Start());
   log::Info("image transforms: cache " + service->cache_.directory().string() + " (" +
