@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <charconv>
 
+#include "common/text.hpp"
 #include "http/body_stream.hpp"
 #include "storage/media_type.hpp"
 
@@ -89,18 +90,7 @@ std::string ContentDisposition(std::string_view path, bool attachment) {
     out.push_back(byte >= 0x20 && byte < 0x7f && c != '"' && c != '\\' ? c : '_');
   }
   out += "\"; filename*=UTF-8''";
-  constexpr char kHex[] = "0123456789ABCDEF";
-  for (char c : name) {
-    const auto byte = static_cast<unsigned char>(c);
-    if ((byte >= 'a' && byte <= 'z') || (byte >= 'A' && byte <= 'Z') ||
-        (byte >= '0' && byte <= '9') || c == '-' || c == '.' || c == '_' || c == '~') {
-      out.push_back(c);
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[byte >> 4]);
-      out.push_back(kHex[byte & 15]);
-    }
-  }
+  text::AppendPercentEncoded(name, out, false);
   return out;
 }
 

@@ -409,13 +409,14 @@ class StorageRoutes : public std::enable_shared_from_this<StorageRoutes> {
     CAIRN_ASSIGN_OR_RETURN(const config::Bucket* bucket, BucketOf(request));
     CAIRN_ASSIGN_OR_RETURN(const std::string_view path, FilePath(request));
     const auto token = request.Query("token");
+    const bool is_public = storage_.IsPublic(*bucket, path);
     std::string signed_transform;
     if (token) {
       CAIRN_ASSIGN_OR_RETURN(
           storage::TokenClaims claims,
           storage_.CheckToken(bucket->name, path, *token, Operation::kDownload, now_()));
       signed_transform = std::move(claims.transform);
-    } else if (!storage_.IsPublic(*bucket, path)) {
+    } else if (!is_public) {
       return Error::Forbidden("This file needs a signed URL");
     }
     const transform::QueryLookup query = [&request](std::string_view name) {
@@ -429,15 +430,15 @@ class StorageRoutes : public std::enable_shared_from_this<StorageRoutes> {
     if (transforms_ == nullptr || (signed_transform.empty() && !url_transform)) {
       CAIRN_ASSIGN_OR_RETURN(auto info, storage_.store().Stat(bucket->name, path));
       if (!info) return Error::NotFound("File not found");
-      return FileResponse(request, storage_.store(), bucket->name, *info,
-                          storage_.IsPublic(*bucket, path));
+      return FileResponse(request, storage_.store(), bucket->name, *info, is_public);
     }
-    return Transform(request, *bucket, path, signed_transform, query);
+    return Transform(request, *bucket, path, is_public, signed_transform, query);
   }
 
   // A GET with transform parameters (in the URL, or signed into the token).
   Result<Response> Transform(const Request& request, const config::Bucket& bucket,
-                             std::string_view path, std::string_view signed_transform,
+                             std::string_view path, bool is_public,
+                             std::string_view signed_transform,
                              const transform::QueryLookup& query) {
     transform::Params params;
     if (signed_transform.empty()) {
@@ -460,8 +461,7 @@ class StorageRoutes : public std::enable_shared_from_this<StorageRoutes> {
     CAIRN_ASSIGN_OR_RETURN(auto served,
                            transforms_->Get(storage_.store(), bucket.name, *info, params, key));
     if (served.pass_through) {
-      return FileResponse(request, storage_.store(), bucket.name, *info,
-                          storage_.IsPublic(bucket, path));
+      return FileResponse(request, storage_.store(), bucket.name, *info, is_public);
     }
     return TransformResponse(request, path, key, negotiated, std::move(served));
   }

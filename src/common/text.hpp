@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace cairn::text {
@@ -12,6 +13,10 @@ std::size_t Utf8SequenceLength(std::string_view text, std::size_t i);
 bool IsValidUtf8(std::string_view text);
 // Code points of valid UTF-8 text (what limits in characters count).
 std::size_t CodePoints(std::string_view text);
+// Appends `text` percent-encoded as RFC 3986 says: unreserved characters (A-Z a-z 0-9 - . _ ~)
+// stay, every other byte becomes %XX (upper-case hex); with `keep_slash`, `/` stays too (a path).
+void AppendPercentEncoded(std::string_view text, std::string& out, bool keep_slash);
+
 // PostgreSQL cannot store NUL (U+0000) in text and SQLite's C API cuts strings at it, so no
 // client text may hold one.
 inline bool ContainsNul(std::string_view text) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "common/text.hpp"
 #include "storage/limits.hpp"
 #include "storage/media_type.hpp"
 
@@ -19,22 +20,6 @@ bool RuleAdmits(const config::PermissionRule& rule, std::string_view role) {
       return std::find(rule.roles.begin(), rule.roles.end(), role) != rule.roles.end();
   }
   return false;
-}
-
-// Unreserved characters and `/` stay; every other byte is percent-encoded (RFC 3986).
-void AppendEncodedPath(std::string_view path, std::string& out) {
-  constexpr char kHex[] = "0123456789ABCDEF";
-  for (char c : path) {
-    const auto byte = static_cast<unsigned char>(c);
-    if ((byte >= 'a' && byte <= 'z') || (byte >= 'A' && byte <= 'Z') ||
-        (byte >= '0' && byte <= '9') || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
-      out.push_back(c);
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[byte >> 4]);
-      out.push_back(kHex[byte & 15]);
-    }
-  }
 }
 
 // `prefix` covers `full` when it is all of it or a whole leading part of its segments.
@@ -155,7 +140,7 @@ std::string StorageService::UrlOf(std::string_view bucket, std::string_view path
   url += "/api/buckets/";
   url += bucket;
   url += "/files/";
-  AppendEncodedPath(path, url);
+  text::AppendPercentEncoded(path, url, true);
   return url;
 }
 

@@ -4,14 +4,10 @@
 #include <ctime>
 
 #include "common/crypto.hpp"
+#include "common/text.hpp"
 
 namespace cairn::storage::s3 {
 namespace {
-
-bool IsUnreserved(unsigned char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-         c == '_' || c == '.' || c == '~';
-}
 
 std::string Lower(std::string_view text) {
   std::string out(text);
@@ -57,19 +53,9 @@ std::string LowerHex(std::string_view bytes) {
 }
 
 std::string UriEncode(std::string_view text, bool keep_slash) {
-  static constexpr char kDigits[] = "0123456789ABCDEF";
   std::string out;
   out.reserve(text.size() + text.size() / 2);
-  for (const char byte : text) {
-    const auto c = static_cast<unsigned char>(byte);
-    if (IsUnreserved(c) || (keep_slash && c == '/')) {
-      out.push_back(byte);
-    } else {
-      out.push_back('%');
-      out.push_back(kDigits[c >> 4]);
-      out.push_back(kDigits[c & 0x0F]);
-    }
-  }
+  text::AppendPercentEncoded(text, out, keep_slash);
   return out;
 }
 
