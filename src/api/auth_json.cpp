@@ -76,6 +76,7 @@ void AppendSession(std::string& out, const auth::Session& session, std::string_v
   OptionalText(out, "ipAddress", session.ip_address);
   OptionalText(out, "userAgent", session.user_agent);
   OptionalText(out, "impersonatedBy", session.impersonated_by);
+  OptionalText(out, "activeOrganizationId", session.active_organization_id);
   out.push_back('}');
 }
 

@@ -3,6 +3,7 @@
 // admin plugin's routes; auth_route_support.hpp their shared helpers.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,12 +11,16 @@
 #include "auth/auth_service.hpp"
 #include "common/result.hpp"
 #include "http/router.hpp"
+#include "mail/mailer.hpp"
 
 namespace cairn::api {
 
 Status AddAuthRoutes(http::Router& router, auth::AuthService& auth, const SessionCookies& cookies);
 Status AddAuthAdminRoutes(http::Router& router, auth::AuthService& auth,
                           const SessionCookies& cookies);
+// Better Auth's organization plugin (organization_api.cpp), when `auth.organizations` is true.
+Status AddOrganizationRoutes(http::Router& router, auth::AuthService& auth,
+                             std::shared_ptr<mail::Mailer> mailer);
 
 // The full paths of the routes that sign a browser in with a password (for the CSRF origin
 // check); none without the emailAndPassword strategy, since those routes do not exist then.

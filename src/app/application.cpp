@@ -52,6 +52,9 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
   if (parts.auth.service) {
     CAIRN_TRY(api::AddAuthRoutes(router, *parts.auth.service, *parts.auth.cookies));
     CAIRN_TRY(api::AddAuthAdminRoutes(router, *parts.auth.service, *parts.auth.cookies));
+    if (config.auth->organizations) {
+      CAIRN_TRY(api::AddOrganizationRoutes(router, *parts.auth.service, parts.auth.mailer));
+    }
     // Every route needs a session (D17), which exists only with auth.
     CAIRN_TRY(api::AddTablesRoutes(router, config, parts.access));
     std::function<std::int64_t()> storage_now = parts.options.storage_now_seconds;

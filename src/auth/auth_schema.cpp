@@ -2,6 +2,8 @@
 
 #include "activity/activity_schema.hpp"
 #include "common/crypto.hpp"
+#include "db/dialect.hpp"
+#include "db/introspection.hpp"
 
 namespace cairn::auth {
 namespace {
@@ -36,7 +38,8 @@ CREATE TABLE IF NOT EXISTS "_cairn_auth_sessions" (
   "user_agent" TEXT,
   "impersonated_by" TEXT,
   "created_at" BIGINT NOT NULL,
-  "updated_at" BIGINT NOT NULL
+  "updated_at" BIGINT NOT NULL,
+  "active_organization_id" TEXT
 );
 CREATE UNIQUE INDEX IF NOT EXISTS "_cairn_auth_sessions_token" ON "_cairn_auth_sessions" ("token_hash");
 CREATE INDEX IF NOT EXISTS "_cairn_auth_sessions_user" ON "_cairn_auth_sessions" ("user_id");
@@ -71,11 +74,62 @@ CREATE TABLE IF NOT EXISTS "_cairn_auth_verifications" (
 CREATE UNIQUE INDEX IF NOT EXISTS "_cairn_auth_verifications_token" ON "_cairn_auth_verifications" ("token_hash");
 CREATE INDEX IF NOT EXISTS "_cairn_auth_verifications_user" ON "_cairn_auth_verifications" ("user_id", "purpose");
 
+-- Organizations (D19). Roles are Better Auth's comma-separated list (owner, admin, member).
+CREATE TABLE IF NOT EXISTS "_cairn_auth_organizations" (
+  "id" TEXT PRIMARY KEY,
+  "name" TEXT NOT NULL,
+  "slug" TEXT NOT NULL,
+  "logo" TEXT,
+  "metadata" TEXT,
+  "created_at" BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS "_cairn_auth_organizations_slug" ON "_cairn_auth_organizations" ("slug");
+
+CREATE TABLE IF NOT EXISTS "_cairn_auth_members" (
+  "id" TEXT PRIMARY KEY,
+  "organization_id" TEXT NOT NULL REFERENCES "_cairn_auth_organizations" ("id") ON DELETE CASCADE,
+  "user_id" TEXT NOT NULL REFERENCES "_cairn_auth_users" ("id") ON DELETE CASCADE,
+  "role" TEXT NOT NULL,
+  "created_at" BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS "_cairn_auth_members_pair" ON "_cairn_auth_members" ("organization_id", "user_id");
+CREATE INDEX IF NOT EXISTS "_cairn_auth_members_user" ON "_cairn_auth_members" ("user_id");
+
+-- An invitation names the invited address, not a user: the account may not exist yet.
+CREATE TABLE IF NOT EXISTS "_cairn_auth_invitations" (
+  "id" TEXT PRIMARY KEY,
+  "organization_id" TEXT NOT NULL REFERENCES "_cairn_auth_organizations" ("id") ON DELETE CASCADE,
+  "email" TEXT NOT NULL,
+  "role" TEXT NOT NULL,
+  "status" TEXT NOT NULL,
+  "inviter_id" TEXT REFERENCES "_cairn_auth_users" ("id") ON DELETE SET NULL,
+  "expires_at" BIGINT NOT NULL,
+  "created_at" BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS "_cairn_auth_invitations_org" ON "_cairn_auth_invitations" ("organization_id", "status");
+CREATE INDEX IF NOT EXISTS "_cairn_auth_invitations_email" ON "_cairn_auth_invitations" ("email");
+CREATE INDEX IF NOT EXISTS "_cairn_auth_invitations_inviter" ON "_cairn_auth_invitations" ("inviter_id");
+
 CREATE TABLE IF NOT EXISTS "_cairn_secrets" (
   "name" TEXT PRIMARY KEY,
   "value" TEXT NOT NULL
 );
 )SQL";
+
+// Sessions tables made before organizations existed lack the column; CREATE TABLE IF NOT EXISTS
+// does not add it.
+Status AddActiveOrganizationColumn(db::Connection& connection) {
+  CAIRN_ASSIGN_OR_RETURN(db::LiveSchema live, connection.dialect().introspector().Read(connection));
+  const db::LiveTable* sessions = live.FindTable("_cairn_auth_sessions");
+  if (sessions == nullptr || sessions->FindColumn("active_organization_id") != nullptr) return {};
+  CAIRN_TRY(connection.Execute(
+      R"(ALTER TABLE "_cairn_auth_sessions" ADD COLUMN "active_organization_id" TEXT)", {}));
+  return {};
+}
+
+constexpr const char* kSessionOrganizationIndexSql =
+    R"(CREATE INDEX IF NOT EXISTS "_cairn_auth_sessions_organization" ON "_cairn_auth_sessions" )"
+    R"(("active_organization_id") WHERE "active_organization_id" IS NOT NULL)";
 
 }  // namespace
 
@@ -84,7 +138,10 @@ Status EnsureAuthSchema(db::Database& database) {
     if (auto lock = connection.dialect().MigrationLockSql()) {
       CAIRN_TRY(connection.Execute(*lock, {}));
     }
-    return connection.ExecuteScript(kSchemaSql);
+    CAIRN_TRY(connection.ExecuteScript(kSchemaSql));
+    CAIRN_TRY(AddActiveOrganizationColumn(connection));
+    CAIRN_TRY(connection.Execute(kSessionOrganizationIndexSql, {}));
+    return {};
   }));
   // Auth writes its events to the activity log, also from `cairn admin create`.
   return activity::EnsureActivitySchema(database);

@@ -148,6 +148,16 @@ class AuthService {
                                                     std::string_view admin_token,
                                                     const ClientInfo& client);
 
+  // --- For the plugins beside this class (organizations) ----------------------------------------
+  // A write that drops cached sessions when it ends (WriteTransaction), and an auth event
+  // written inside such a write (RecordEvent).
+  Status Write(const std::function<Status(db::Connection&)>& work) { return WriteTransaction(work); }
+  static Status Record(db::Connection& connection, std::string_view action, const Actor& actor,
+                       boost::json::object metadata = {}) {
+    return RecordEvent(connection, action, actor, std::move(metadata));
+  }
+  db::Database& database() { return database_; }
+
   // Purges expired sessions and tokens (at startup, then at most hourly from sign-ins).
   Status PurgeExpired();
   // Returns when the mail posted to the background has gone out (tests and shutdown).

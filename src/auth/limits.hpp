@@ -48,4 +48,17 @@ inline constexpr std::size_t kMaxBanReasonLength = 1000;
 inline constexpr int kDefaultListUsersLimit = 100;
 inline constexpr int kMaxListUsersLimit = 1000;
 
+// Organizations (D19), with Better Auth's defaults where it has them: an invitation lives 48
+// hours; an organization holds at most 100 members and 100 pending invitations.
+inline constexpr std::int64_t kInvitationLifetimeMillis = 2 * kMillisPerDay;
+inline constexpr std::int64_t kMaxMembersPerOrganization = 100;
+inline constexpr std::int64_t kMaxPendingInvitationsPerOrganization = 100;
+// Better Auth sets no limit; a bound keeps one account from filling the table.
+inline constexpr std::size_t kMaxOrganizationsPerUser = 100;
+inline constexpr std::size_t kMaxOrganizationNameLength = 256;
+inline constexpr std::size_t kMaxOrganizationSlugLength = 128;
+inline constexpr std::size_t kMaxOrganizationMetadataBytes = 16 * 1024;
+// list-members paging (the limit defaults to the membership limit, as Better Auth's does).
+inline constexpr int kMaxListMembersLimit = 1000;
+
 }  // namespace cairn::auth

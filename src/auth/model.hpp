@@ -31,6 +31,7 @@ struct Session {
   std::optional<std::string> ip_address;
   std::optional<std::string> user_agent;
   std::optional<std::string> impersonated_by;
+  std::optional<std::string> active_organization_id;  // organizations (D19): set-active
   std::int64_t created_at = 0;
   std::int64_t updated_at = 0;
 };

@@ -9,8 +9,9 @@ namespace {
 
 constexpr const char* kSessionColumns =
     R"(s."id", s."user_id", s."expires_at", s."remember", s."ip_address", s."user_agent", )"
-    R"(s."impersonated_by", s."created_at", s."updated_at", s."token_hash")";
-constexpr int kSessionColumnCount = 10;
+    R"(s."impersonated_by", s."created_at", s."updated_at", s."token_hash", )"
+    R"(s."active_organization_id")";
+constexpr int kSessionColumnCount = 11;
 
 Session ReadSession(const db::Row& row) {
   Session session;
@@ -23,6 +24,7 @@ Session ReadSession(const db::Row& row) {
   if (!row.IsNull(6)) session.impersonated_by = std::string(row.GetText(6));
   session.created_at = row.GetInt64(7);
   session.updated_at = row.GetInt64(8);
+  if (!row.IsNull(10)) session.active_organization_id = std::string(row.GetText(10));
   return session;
 }
 
@@ -73,6 +75,29 @@ Status ExtendSession(db::Connection& connection, std::string_view session_id,
   CAIRN_TRY(connection.Execute(
       R"(UPDATE "_cairn_auth_sessions" SET "expires_at" = ?, "updated_at" = ? WHERE "id" = ?)",
       {expires_at, now, session_id}));
+  return {};
+}
+
+Status SetActiveOrganization(db::Connection& connection, std::string_view session_id,
+                             std::optional<std::string_view> organization_id) {
+  CAIRN_TRY(connection.Execute(
+      R"(UPDATE "_cairn_auth_sessions" SET "active_organization_id" = ? WHERE "id" = ?)",
+      {organization_id ? db::Value(*organization_id) : db::Value(db::Null{}), session_id}));
+  return {};
+}
+
+Status ClearActiveOrganization(db::Connection& connection, std::string_view organization_id,
+                               std::optional<std::string_view> user_id) {
+  if (user_id) {
+    CAIRN_TRY(connection.Execute(
+        R"(UPDATE "_cairn_auth_sessions" SET "active_organization_id" = NULL )"
+        R"(WHERE "user_id" = ? AND "active_organization_id" = ?)",
+        {*user_id, organization_id}));
+    return {};
+  }
+  CAIRN_TRY(connection.Execute(R"(UPDATE "_cairn_auth_sessions" SET "active_organization_id" = NULL )"
+                               R"(WHERE "active_organization_id" = ?)",
+                               {organization_id}));
   return {};
 }
 

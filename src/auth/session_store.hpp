@@ -20,6 +20,13 @@ Result<std::optional<Caller>> FindSessionByTokenHash(db::Connection& connection,
                                                      std::string_view token_hash);
 Status ExtendSession(db::Connection& connection, std::string_view session_id,
                      std::int64_t expires_at, std::int64_t now);
+// The session's active organization (null: none).
+Status SetActiveOrganization(db::Connection& connection, std::string_view session_id,
+                             std::optional<std::string_view> organization_id);
+// Sessions (of `user_id` when given) whose active organization is this one lose it: the member
+// left or was removed, or the organization is gone.
+Status ClearActiveOrganization(db::Connection& connection, std::string_view organization_id,
+                               std::optional<std::string_view> user_id);
 // Sessions of a user that have not expired, newest first, each with its token hash.
 struct StoredSession {
   Session session;

@@ -245,7 +245,8 @@ constexpr std::string_view kBaseSchema = R"json({
         "allowSignUp": {"type": "boolean", "default": true},
         "defaultRole": {"$ref": "#/$defs/roleName", "default": "member"},
         "roles": {"type": "array", "items": {"$ref": "#/$defs/role"}},
-        "twoFactor": {"type": "boolean", "default": false}
+        "twoFactor": {"type": "boolean", "default": false},
+        "organizations": {"type": "boolean", "default": false}
       }
     },
     "authStrategy": {

@@ -168,6 +168,7 @@ struct AuthConfig {
   int min_password_length = 8;
   int max_password_length = 128;
   bool two_factor = false;
+  bool organizations = false;  // Better Auth's organization plugin routes (D19)
 
   // Whether `strategies` holds a strategy of this type (`emailAndPassword`, `oauth`, …).
   bool HasStrategy(std::string_view type) const;

@@ -285,6 +285,7 @@ AuthConfig BuildAuth(const object& a) {
     auth.roles.push_back(std::move(role));
   }
   auth.two_factor = Bool(a, "twoFactor", false);
+  auth.organizations = Bool(a, "organizations", false);
   return auth;
 }
 
