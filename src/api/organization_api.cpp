@@ -19,8 +19,7 @@ using http::Execution;
 using http::Request;
 using http::Response;
 
-constexpr const char* kRoleSchema =
-    R"({"type":["string","array"],"items":{"type":"string"}})";
+constexpr const char* kRoleSchema = R"({"type":["string","array"],"items":{"type":"string"}})";
 
 const std::string kCreateBody = std::string(R"({"type":"object","required":["name","slug"],
   "properties":{"name":{"type":"string"},"slug":{"type":"string"},"userId":{"type":"string"},
@@ -37,17 +36,20 @@ constexpr const char* kOrganizationIdBody = R"({"type":"object","required":["org
 constexpr const char* kSetActiveBody = R"({"type":"object",
   "properties":{"organizationId":{"type":["string","null"]},"organizationSlug":{"type":"string"}}})";
 const std::string kInviteBody = std::string(R"({"type":"object","required":["email","role"],
-  "properties":{"email":{"type":"string"},"role":)") + kRoleSchema + R"(,
+  "properties":{"email":{"type":"string"},"role":)") +
+                                kRoleSchema + R"(,
   "organizationId":{"type":"string"},"resend":{"type":"boolean"}}})";
 constexpr const char* kInvitationIdBody = R"({"type":"object","required":["invitationId"],
   "properties":{"invitationId":{"type":"string"}}})";
 const std::string kAddMemberBody = std::string(R"({"type":"object","required":["userId","role"],
-  "properties":{"userId":{"type":"string"},"role":)") + kRoleSchema + R"(,
+  "properties":{"userId":{"type":"string"},"role":)") +
+                                   kRoleSchema + R"(,
   "organizationId":{"type":"string"}}})";
 constexpr const char* kRemoveMemberBody = R"({"type":"object","required":["memberIdOrEmail"],
   "properties":{"memberIdOrEmail":{"type":"string"},"organizationId":{"type":"string"}}})";
 const std::string kUpdateRoleBody = std::string(R"({"type":"object","required":["role","memberId"],
-  "properties":{"memberId":{"type":"string"},"role":)") + kRoleSchema + R"(,
+  "properties":{"memberId":{"type":"string"},"role":)") +
+                                    kRoleSchema + R"(,
   "organizationId":{"type":"string"}}})";
 
 // --- JSON ---------------------------------------------------------------------------------------
@@ -145,8 +147,8 @@ auth::OrganizationService::Target TargetOf(const Request& request) {
 
 // list-members' sorting and filtering are not served: refused rather than ignored.
 Status RefuseUnsupported(const Request& request) {
-  for (const char* name : {"sortBy", "sortDirection", "filterField", "filterValue",
-                           "filterOperator"}) {
+  for (const char* name :
+       {"sortBy", "sortDirection", "filterField", "filterValue", "filterOperator"}) {
     if (request.Query(name)) {
       return Error::Validation("Unsupported query parameter",
                                {{name, "list-members does not sort or filter"}});
@@ -192,8 +194,8 @@ class OrganizationRoutes : public std::enable_shared_from_this<OrganizationRoute
                   kUpdateRoleBody.c_str(), &OrganizationRoutes::UpdateMemberRole));
     CAIRN_TRY(Add(router, "POST", "leave", "Leave an organization", kOrganizationIdBody,
                   &OrganizationRoutes::Leave));
-    CAIRN_TRY(Add(router, "POST", "invite-member", "Invite an address by mail",
-                  kInviteBody.c_str(), &OrganizationRoutes::Invite));
+    CAIRN_TRY(Add(router, "POST", "invite-member", "Invite an address by mail", kInviteBody.c_str(),
+                  &OrganizationRoutes::Invite));
     CAIRN_TRY(Add(router, "POST", "accept-invitation", "Accept an invitation", kInvitationIdBody,
                   &OrganizationRoutes::Accept));
     CAIRN_TRY(Add(router, "POST", "reject-invitation", "Reject an invitation", kInvitationIdBody,
@@ -204,8 +206,8 @@ class OrganizationRoutes : public std::enable_shared_from_this<OrganizationRoute
                   &OrganizationRoutes::GetInvitation));
     CAIRN_TRY(Add(router, "GET", "list-invitations", "An organization's invitations", nullptr,
                   &OrganizationRoutes::ListInvitations));
-    return Add(router, "GET", "list-user-invitations", "Pending invitations to the caller",
-               nullptr, &OrganizationRoutes::ListUserInvitations);
+    return Add(router, "GET", "list-user-invitations", "Pending invitations to the caller", nullptr,
+               &OrganizationRoutes::ListUserInvitations);
   }
 
  private:
@@ -262,9 +264,9 @@ class OrganizationRoutes : public std::enable_shared_from_this<OrganizationRoute
   }
 
   Result<Response> Delete(Request& request, const auth::Caller& caller) {
-    CAIRN_ASSIGN_OR_RETURN(
-        auto deleted, organizations_.Delete(caller, ClientOf(request),
-                                            RequiredString(Body(request), "organizationId")));
+    CAIRN_ASSIGN_OR_RETURN(auto deleted,
+                           organizations_.Delete(caller, ClientOf(request),
+                                                 RequiredString(Body(request), "organizationId")));
     return JsonValue(OrganizationJson(deleted));
   }
 
@@ -276,7 +278,8 @@ class OrganizationRoutes : public std::enable_shared_from_this<OrganizationRoute
   }
 
   Result<Response> GetFull(Request& request, const auth::Caller& caller) {
-    CAIRN_ASSIGN_OR_RETURN(auto limit, QueryInt(request, "membersLimit", auth::kMaxListMembersLimit));
+    CAIRN_ASSIGN_OR_RETURN(auto limit,
+                           QueryInt(request, "membersLimit", auth::kMaxListMembersLimit));
     CAIRN_ASSIGN_OR_RETURN(auto full, organizations_.GetFull(caller, TargetOf(request), limit));
     if (!full) return Json("null");
     boost::json::object out = OrganizationJson(full->organization);
@@ -294,11 +297,11 @@ class OrganizationRoutes : public std::enable_shared_from_this<OrganizationRoute
     const auto& body = Body(request);
     const auto* id = body.if_contains("organizationId");
     const bool clear = id != nullptr && id->is_null();
-    CAIRN_ASSIGN_OR_RETURN(
-        auto active,
-        organizations_.SetActive(
-            caller, {OptionalString(body, "organizationId"), OptionalString(body, "organizationSlug")},
-            clear));
+    CAIRN_ASSIGN_OR_RETURN(auto active,
+                           organizations_.SetActive(caller,
+                                                    {OptionalString(body, "organizationId"),
+                                                     OptionalString(body, "organizationSlug")},
+                                                    clear));
     if (!active) return Json("null");
     return JsonValue(OrganizationJson(*active));
   }
@@ -337,26 +340,26 @@ class OrganizationRoutes : public std::enable_shared_from_this<OrganizationRoute
 
   Result<Response> RemoveMember(Request& request, const auth::Caller& caller) {
     const auto& body = Body(request);
-    CAIRN_ASSIGN_OR_RETURN(auto member, organizations_.RemoveMember(
-                                            caller, ClientOf(request),
-                                            OptionalString(body, "organizationId"),
-                                            RequiredString(body, "memberIdOrEmail")));
+    CAIRN_ASSIGN_OR_RETURN(auto member,
+                           organizations_.RemoveMember(caller, ClientOf(request),
+                                                       OptionalString(body, "organizationId"),
+                                                       RequiredString(body, "memberIdOrEmail")));
     return JsonValue(boost::json::object{{"member", MemberJson(member, false)}});
   }
 
   Result<Response> UpdateMemberRole(Request& request, const auth::Caller& caller) {
     const auto& body = Body(request);
-    CAIRN_ASSIGN_OR_RETURN(
-        auto member, organizations_.UpdateMemberRole(caller, ClientOf(request),
-                                                     OptionalString(body, "organizationId"),
-                                                     RequiredString(body, "memberId"), RoleOf(body)));
+    CAIRN_ASSIGN_OR_RETURN(auto member,
+                           organizations_.UpdateMemberRole(
+                               caller, ClientOf(request), OptionalString(body, "organizationId"),
+                               RequiredString(body, "memberId"), RoleOf(body)));
     return JsonValue(MemberJson(member, false));
   }
 
   Result<Response> Leave(Request& request, const auth::Caller& caller) {
-    CAIRN_ASSIGN_OR_RETURN(
-        auto member, organizations_.Leave(caller, ClientOf(request),
-                                          RequiredString(Body(request), "organizationId")));
+    CAIRN_ASSIGN_OR_RETURN(auto member,
+                           organizations_.Leave(caller, ClientOf(request),
+                                                RequiredString(Body(request), "organizationId")));
     return JsonValue(MemberJson(member, false));
   }
 
@@ -371,25 +374,25 @@ class OrganizationRoutes : public std::enable_shared_from_this<OrganizationRoute
   }
 
   Result<Response> Accept(Request& request, const auth::Caller& caller) {
-    CAIRN_ASSIGN_OR_RETURN(
-        auto accepted, organizations_.Accept(caller, ClientOf(request),
-                                             RequiredString(Body(request), "invitationId")));
+    CAIRN_ASSIGN_OR_RETURN(auto accepted,
+                           organizations_.Accept(caller, ClientOf(request),
+                                                 RequiredString(Body(request), "invitationId")));
     return JsonValue(boost::json::object{{"invitation", InvitationJson(accepted.invitation)},
                                          {"member", MemberJson(accepted.member, false)}});
   }
 
   Result<Response> Reject(Request& request, const auth::Caller& caller) {
-    CAIRN_ASSIGN_OR_RETURN(
-        auto rejected, organizations_.Reject(caller, ClientOf(request),
-                                             RequiredString(Body(request), "invitationId")));
+    CAIRN_ASSIGN_OR_RETURN(auto rejected,
+                           organizations_.Reject(caller, ClientOf(request),
+                                                 RequiredString(Body(request), "invitationId")));
     return JsonValue(
         boost::json::object{{"invitation", InvitationJson(rejected)}, {"member", nullptr}});
   }
 
   Result<Response> Cancel(Request& request, const auth::Caller& caller) {
-    CAIRN_ASSIGN_OR_RETURN(
-        auto canceled, organizations_.Cancel(caller, ClientOf(request),
-                                             RequiredString(Body(request), "invitationId")));
+    CAIRN_ASSIGN_OR_RETURN(auto canceled,
+                           organizations_.Cancel(caller, ClientOf(request),
+                                                 RequiredString(Body(request), "invitationId")));
     return JsonValue(InvitationJson(canceled));
   }
 

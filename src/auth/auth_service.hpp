@@ -151,7 +151,9 @@ class AuthService {
   // --- For the plugins beside this class (organizations) ----------------------------------------
   // A write that drops cached sessions when it ends (WriteTransaction), and an auth event
   // written inside such a write (RecordEvent).
-  Status Write(const std::function<Status(db::Connection&)>& work) { return WriteTransaction(work); }
+  Status Write(const std::function<Status(db::Connection&)>& work) {
+    return WriteTransaction(work);
+  }
   static Status Record(db::Connection& connection, std::string_view action, const Actor& actor,
                        boost::json::object metadata = {}) {
     return RecordEvent(connection, action, actor, std::move(metadata));

@@ -124,14 +124,14 @@ Status CheckOrganizationFields(const std::optional<std::string>& name,
                                const std::optional<std::string>& logo,
                                const std::optional<std::string>& metadata_json) {
   if (name && (name->empty() || name->size() > kMaxOrganizationNameLength)) {
-    return FieldFailure("INVALID_NAME", "name",
-                        "Name must be 1 to " + std::to_string(kMaxOrganizationNameLength) +
-                            " bytes");
+    return FieldFailure(
+        "INVALID_NAME", "name",
+        "Name must be 1 to " + std::to_string(kMaxOrganizationNameLength) + " bytes");
   }
   if (slug && (slug->empty() || slug->size() > kMaxOrganizationSlugLength)) {
-    return FieldFailure("INVALID_SLUG", "slug",
-                        "Slug must be 1 to " + std::to_string(kMaxOrganizationSlugLength) +
-                            " bytes");
+    return FieldFailure(
+        "INVALID_SLUG", "slug",
+        "Slug must be 1 to " + std::to_string(kMaxOrganizationSlugLength) + " bytes");
   }
   if (logo && logo->size() > kMaxImageLength) {
     return FieldFailure("INVALID_LOGO", "logo", "Logo URL is too long");
@@ -179,8 +179,7 @@ Status OrganizationService::Read(const std::function<Status(db::Connection&)>& w
   return auth_.database().Transaction(db::Access::kRead, work);
 }
 
-Result<Member> OrganizationService::RequireMember(db::Connection& connection,
-                                                  const Caller& caller,
+Result<Member> OrganizationService::RequireMember(db::Connection& connection, const Caller& caller,
                                                   std::string_view organization_id) {
   CAIRN_ASSIGN_OR_RETURN(auto member, FindMember(connection, organization_id, caller.user.id));
   if (!member) return NotFound();
@@ -233,8 +232,12 @@ Result<OrganizationService::Created> OrganizationService::Create(const Caller& c
     }
     CAIRN_ASSIGN_OR_RETURN(auto taken, FindOrganizationBySlug(connection, input.slug));
     if (taken) return OrgError(ErrorCode::kValidation, "ORGANIZATION_ALREADY_EXISTS");
-    created.organization = Organization{crypto::RandomAlphanumeric(kIdLength), input.name,
-                                        input.slug, input.logo, input.metadata_json, now};
+    created.organization = Organization{crypto::RandomAlphanumeric(kIdLength),
+                                        input.name,
+                                        input.slug,
+                                        input.logo,
+                                        input.metadata_json,
+                                        now};
     CAIRN_TRY(InsertOrganization(connection, created.organization));
     created.member = NewMember(created.organization.id, owner, std::string(kOwner), now);
     CAIRN_TRY(InsertMember(connection, created.member));
@@ -263,8 +266,8 @@ Result<Organization> OrganizationService::Update(const Caller& caller, const Cli
                                                  std::optional<std::string> organization_id,
                                                  const UpdateInput& input) {
   CAIRN_ASSIGN_OR_RETURN(std::string id, OrganizationOf(caller, organization_id));
-  CAIRN_TRY(CheckOrganizationFields(input.name, input.slug,
-                                    input.logo ? *input.logo : std::nullopt, input.metadata_json));
+  CAIRN_TRY(CheckOrganizationFields(input.name, input.slug, input.logo ? *input.logo : std::nullopt,
+                                    input.metadata_json));
   Organization updated;
   CAIRN_TRY(auth_.Write([&](db::Connection& connection) -> Status {
     CAIRN_ASSIGN_OR_RETURN(Member member, RequireMember(connection, caller, id));
@@ -347,9 +350,8 @@ Result<std::optional<OrganizationService::Full>> OrganizationService::GetFull(
     }
     full.emplace();
     full->organization = std::move(*organization);
-    const int limit = static_cast<int>(
-        std::min<std::int64_t>(members_limit.value_or(kMaxMembersPerOrganization),
-                               kMaxMembersPerOrganization));
+    const int limit = static_cast<int>(std::min<std::int64_t>(
+        members_limit.value_or(kMaxMembersPerOrganization), kMaxMembersPerOrganization));
     CAIRN_ASSIGN_OR_RETURN(full->members, auth::ListMembers(connection, id, limit, 0));
     // Invitation ids are invitation links: only those who may invite see them, and only an
     // owner sees invitations that grant the owner role.
@@ -408,17 +410,19 @@ Result<std::optional<Organization>> OrganizationService::SetActive(const Caller&
 
 // --- Members ------------------------------------------------------------------------------------
 
-Result<OrganizationService::MemberPage> OrganizationService::ListMembers(
-    const Caller& caller, const Target& target, std::optional<int> limit, int offset) {
+Result<OrganizationService::MemberPage> OrganizationService::ListMembers(const Caller& caller,
+                                                                         const Target& target,
+                                                                         std::optional<int> limit,
+                                                                         int offset) {
   MemberPage page;
   CAIRN_TRY(Read([&](db::Connection& connection) -> Status {
     CAIRN_ASSIGN_OR_RETURN(std::string id, Resolve(connection, caller, target));
     if (id.empty()) return OrgError(ErrorCode::kValidation, "NO_ACTIVE_ORGANIZATION");
     CAIRN_TRY(RequireMember(connection, caller, id));
     CAIRN_ASSIGN_OR_RETURN(
-        page.members, auth::ListMembers(connection, id,
-                                        limit.value_or(static_cast<int>(kMaxMembersPerOrganization)),
-                                        offset));
+        page.members,
+        auth::ListMembers(connection, id,
+                          limit.value_or(static_cast<int>(kMaxMembersPerOrganization)), offset));
     CAIRN_ASSIGN_OR_RETURN(page.total, CountMembers(connection, id));
     return {};
   }));
@@ -513,16 +517,14 @@ Result<Member> OrganizationService::RemoveMember(const Caller& caller, const Cli
     removed = std::move(*target);
     CAIRN_TRY(DeleteMember(connection, removed.id));
     CAIRN_TRY(ClearActiveOrganization(connection, id, std::string_view(removed.user_id)));
-    return AuthService::Record(connection, "organization.member.remove", ActorFor(caller, client),
-                               {{"organizationId", id},
-                                {"memberId", removed.id},
-                                {"targetUserId", removed.user_id}});
+    return AuthService::Record(
+        connection, "organization.member.remove", ActorFor(caller, client),
+        {{"organizationId", id}, {"memberId", removed.id}, {"targetUserId", removed.user_id}});
   }));
   return removed;
 }
 
-Result<Member> OrganizationService::UpdateMemberRole(const Caller& caller,
-                                                     const ClientInfo& client,
+Result<Member> OrganizationService::UpdateMemberRole(const Caller& caller, const ClientInfo& client,
                                                      std::optional<std::string> organization_id,
                                                      std::string_view member_id,
                                                      std::string_view role) {
@@ -576,7 +578,8 @@ Result<Member> OrganizationService::Leave(const Caller& caller, const ClientInfo
       }
     }
     CAIRN_TRY(DeleteMember(connection, left.id));
-    CAIRN_TRY(ClearActiveOrganization(connection, organization_id, std::string_view(caller.user.id)));
+    CAIRN_TRY(
+        ClearActiveOrganization(connection, organization_id, std::string_view(caller.user.id)));
     return AuthService::Record(connection, "organization.member.leave", ActorFor(caller, client),
                                {{"organizationId", left.organization_id}, {"memberId", left.id}});
   }));
@@ -595,8 +598,9 @@ Status OrganizationService::SendInvitationMail(const Invitation& invitation) {
       "Hello,\r\n\r\nYou have been invited to join an organization as " + invitation.role +
       ". To accept, sign in with this address and accept the invitation with this id within 48 "
       "hours:\r\n\r\n" +
-      invitation.id + "\r\n\r\n" + auth_.options().base_url + "/api/auth/organization/get-invitation?id=" +
-      invitation.id + "\r\n\r\nIf you do not want to join, ignore this message.\r\n";
+      invitation.id + "\r\n\r\n" + auth_.options().base_url +
+      "/api/auth/organization/get-invitation?id=" + invitation.id +
+      "\r\n\r\nIf you do not want to join, ignore this message.\r\n";
   if (Status sent = mailer_->Send(message); !sent.ok()) {
     log::Error("cannot send the invitation mail: " + sent.error().message + " " +
                sent.error().detail);
@@ -637,8 +641,7 @@ Result<Invitation> OrganizationService::Invite(const Caller& caller, const Clien
         return OrgError(ErrorCode::kValidation, "USER_IS_ALREADY_INVITED_TO_THIS_ORGANIZATION");
       }
       if (HasRole(pending->role, kOwner) && !HasRole(member.role, kOwner)) {
-        return OrgError(ErrorCode::kForbidden,
-                        "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE");
+        return OrgError(ErrorCode::kForbidden, "YOU_ARE_NOT_ALLOWED_TO_INVITE_USER_WITH_THIS_ROLE");
       }
       invitation = std::move(*pending);
       invitation.expires_at = now + kInvitationLifetimeMillis;
@@ -654,14 +657,9 @@ Result<Invitation> OrganizationService::Invite(const Caller& caller, const Clien
     if (open >= kMaxPendingInvitationsPerOrganization) {
       return OrgError(ErrorCode::kForbidden, "INVITATION_LIMIT_REACHED");
     }
-    invitation = Invitation{crypto::RandomAlphanumeric(kIdLength),
-                            id,
-                            email,
-                            roles,
-                            "pending",
-                            caller.user.id,
-                            now + kInvitationLifetimeMillis,
-                            now};
+    invitation = Invitation{
+        crypto::RandomAlphanumeric(kIdLength), id, email, roles, "pending", caller.user.id,
+        now + kInvitationLifetimeMillis,       now};
     CAIRN_TRY(InsertInvitation(connection, invitation));
     return AuthService::Record(
         connection, "organization.invitation.create", ActorFor(caller, client),
@@ -699,8 +697,8 @@ Result<OrganizationService::Accepted> OrganizationService::Accept(const Caller& 
     if (!moved) return OrgError(ErrorCode::kNotFound, "INVITATION_NOT_FOUND");
     accepted.invitation = std::move(*invitation);
     accepted.invitation.status = "accepted";
-    accepted.member = NewMember(accepted.invitation.organization_id, caller.user,
-                                accepted.invitation.role, now);
+    accepted.member =
+        NewMember(accepted.invitation.organization_id, caller.user, accepted.invitation.role, now);
     CAIRN_TRY(InsertMember(connection, accepted.member));
     CAIRN_TRY(SetActiveOrganization(connection, caller.session.id,
                                     std::string_view(accepted.invitation.organization_id)));

@@ -53,8 +53,7 @@ class OrganizationService {
     std::optional<std::string> metadata_json;
   };
   Result<Organization> Update(const Caller& caller, const ClientInfo& client,
-                              std::optional<std::string> organization_id,
-                              const UpdateInput& input);
+                              std::optional<std::string> organization_id, const UpdateInput& input);
   Result<Organization> Delete(const Caller& caller, const ClientInfo& client,
                               std::string_view organization_id);
   Result<std::vector<Organization>> List(const Caller& caller);

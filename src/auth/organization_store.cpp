@@ -18,16 +18,16 @@ constexpr const char* kOrganizationColumns =
 
 Organization ReadOrganization(const db::Row& row) {
   return Organization{std::string(row.GetText(0)), std::string(row.GetText(1)),
-                      std::string(row.GetText(2)), OptionalText(row, 3), OptionalText(row, 4),
-                      row.GetInt64(5)};
+                      std::string(row.GetText(2)), OptionalText(row, 3),
+                      OptionalText(row, 4),        row.GetInt64(5)};
 }
 
 Result<std::optional<Organization>> FindOrganization(db::Connection& connection,
                                                      std::string_view column,
                                                      std::string_view key) {
   const std::string sql = std::string("SELECT ") + kOrganizationColumns +
-                          R"( FROM "_cairn_auth_organizations" o WHERE o.")" +
-                          std::string(column) + "\" = ?";
+                          R"( FROM "_cairn_auth_organizations" o WHERE o.")" + std::string(column) +
+                          "\" = ?";
   std::optional<Organization> found;
   CAIRN_TRY(
       connection.Execute(sql, {key}, [&](const db::Row& row) { found = ReadOrganization(row); }));
@@ -41,10 +41,14 @@ constexpr const char* kMemberSelect =
     R"(JOIN "_cairn_auth_users" u ON u."id" = m."user_id" )";
 
 Member ReadMember(const db::Row& row) {
-  Member member{std::string(row.GetText(0)), std::string(row.GetText(1)),
-                std::string(row.GetText(2)), std::string(row.GetText(3)), row.GetInt64(4), {}};
-  member.user = MemberUser{member.user_id, std::string(row.GetText(5)),
-                           std::string(row.GetText(6)), OptionalText(row, 7)};
+  Member member{std::string(row.GetText(0)),
+                std::string(row.GetText(1)),
+                std::string(row.GetText(2)),
+                std::string(row.GetText(3)),
+                row.GetInt64(4),
+                {}};
+  member.user = MemberUser{member.user_id, std::string(row.GetText(5)), std::string(row.GetText(6)),
+                           OptionalText(row, 7)};
   return member;
 }
 
@@ -53,10 +57,14 @@ constexpr const char* kInvitationColumns =
     R"(i."expires_at", i."created_at")";
 
 Invitation ReadInvitation(const db::Row& row) {
-  return Invitation{std::string(row.GetText(0)), std::string(row.GetText(1)),
-                    std::string(row.GetText(2)), std::string(row.GetText(3)),
-                    std::string(row.GetText(4)), OptionalText(row, 5),
-                    row.GetInt64(6),             row.GetInt64(7)};
+  return Invitation{std::string(row.GetText(0)),
+                    std::string(row.GetText(1)),
+                    std::string(row.GetText(2)),
+                    std::string(row.GetText(3)),
+                    std::string(row.GetText(4)),
+                    OptionalText(row, 5),
+                    row.GetInt64(6),
+                    row.GetInt64(7)};
 }
 
 }  // namespace
@@ -108,9 +116,8 @@ Result<std::vector<Organization>> ListOrganizationsOfUser(db::Connection& connec
       R"( FROM "_cairn_auth_members" m JOIN "_cairn_auth_organizations" o )"
       R"(ON o."id" = m."organization_id" WHERE m."user_id" = ? ORDER BY m."created_at", o."id")";
   std::vector<Organization> organizations;
-  CAIRN_TRY(connection.Execute(sql, {user_id}, [&](const db::Row& row) {
-    organizations.push_back(ReadOrganization(row));
-  }));
+  CAIRN_TRY(connection.Execute(
+      sql, {user_id}, [&](const db::Row& row) { organizations.push_back(ReadOrganization(row)); }));
   return organizations;
 }
 
@@ -187,8 +194,8 @@ Status InsertInvitation(db::Connection& connection, const Invitation& invitation
       R"("status", "inviter_id", "expires_at", "created_at") VALUES (?, ?, ?, ?, ?, ?, ?, ?))",
       {std::string_view(invitation.id), std::string_view(invitation.organization_id),
        std::string_view(invitation.email), std::string_view(invitation.role),
-       std::string_view(invitation.status), Optional(invitation.inviter_id),
-       invitation.expires_at, invitation.created_at}));
+       std::string_view(invitation.status), Optional(invitation.inviter_id), invitation.expires_at,
+       invitation.created_at}));
   return {};
 }
 
@@ -266,8 +273,7 @@ Result<bool> SetInvitationStatus(db::Connection& connection, std::string_view id
 Status SetInvitationExpiry(db::Connection& connection, std::string_view id,
                            std::int64_t expires_at) {
   CAIRN_TRY(connection.Execute(
-      R"(UPDATE "_cairn_auth_invitations" SET "expires_at" = ? WHERE "id" = ?)",
-      {expires_at, id}));
+      R"(UPDATE "_cairn_auth_invitations" SET "expires_at" = ? WHERE "id" = ?)", {expires_at, id}));
   return {};
 }
 

@@ -41,7 +41,7 @@ struct Invitation {
   std::string organization_id;
   std::string email;
   std::string role;
-  std::string status;  // pending | accepted | rejected | canceled
+  std::string status;                     // pending | accepted | rejected | canceled
   std::optional<std::string> inviter_id;  // null once the inviter's account is erased
   std::int64_t expires_at = 0;
   std::int64_t created_at = 0;

@@ -89,15 +89,16 @@ Status SetActiveOrganization(db::Connection& connection, std::string_view sessio
 Status ClearActiveOrganization(db::Connection& connection, std::string_view organization_id,
                                std::optional<std::string_view> user_id) {
   if (user_id) {
-    CAIRN_TRY(connection.Execute(
-        R"(UPDATE "_cairn_auth_sessions" SET "active_organization_id" = NULL )"
-        R"(WHERE "user_id" = ? AND "active_organization_id" = ?)",
-        {*user_id, organization_id}));
+    CAIRN_TRY(
+        connection.Execute(R"(UPDATE "_cairn_auth_sessions" SET "active_organization_id" = NULL )"
+                           R"(WHERE "user_id" = ? AND "active_organization_id" = ?)",
+                           {*user_id, organization_id}));
     return {};
   }
-  CAIRN_TRY(connection.Execute(R"(UPDATE "_cairn_auth_sessions" SET "active_organization_id" = NULL )"
-                               R"(WHERE "active_organization_id" = ?)",
-                               {organization_id}));
+  CAIRN_TRY(
+      connection.Execute(R"(UPDATE "_cairn_auth_sessions" SET "active_organization_id" = NULL )"
+                         R"(WHERE "active_organization_id" = ?)",
+                         {organization_id}));
   return {};
 }
 
