@@ -6,7 +6,8 @@
 #
 # Starts `<cairn> serve` on a free port (--port 0, the port is read from its log) with a fresh
 # data directory and an admin from AUTH_ADMIN_EMAIL/AUTH_ADMIN_PASSWORD, waits for /api/health,
-# runs `node compat.mjs <base-url>`, stops the server and returns the script's exit status.
+# runs `node compat.mjs <base-url>` and then every other *.mjs there (one per client plugin, with
+# CAIRN_OUTBOX naming the outbox), stops the server and returns the script's exit status.
 #
 # Backend: CAIRN_TEST_BACKEND=sqlite (default) or postgres. PostgreSQL needs
 # CAIRN_TEST_DATABASE_URL (scripts/with-postgres exports it); each run gets its own schema on that
@@ -143,6 +144,7 @@ auth:
     - type: emailAndPassword
   allowSignUp: true
   defaultRole: member
+  organizations: true
 
 tables:
   - id: 1
@@ -208,6 +210,19 @@ client_pid=$!
 wait "$client_pid"
 status=$?
 client_pid=""
+# Then every other *.mjs (one per client plugin), with the outbox for the mail it reads.
+for extra in "$package_dir"/*.mjs; do
+  [[ "$status" -eq 0 && "$(basename "$extra")" != compat.mjs ]] || continue
+  (
+    cd "$package_dir" &&
+      exec env CAIRN_OUTBOX="$work/data/outbox" \
+        timeout -s KILL "$CLIENT_TIMEOUT" node "$(basename "$extra")" "$url"
+  ) &
+  client_pid=$!
+  wait "$client_pid"
+  status=$?
+  client_pid=""
+done
 if ((status == 137)); then
   echo "better-auth compat: compat.mjs did not finish within ${CLIENT_TIMEOUT} s" >&2
 fi
