@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "auth/auth_schema.hpp"
+#include "auth/organization_store.hpp"
 #include "common/log.hpp"
 #include "ratelimit/rate_limit_middleware.hpp"
 #include "records/comment_service.hpp"
@@ -31,6 +32,8 @@ Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& 
   auth::AuthOptions options{config, std::move(secret), settings.base_url, {}};
   // An erased account's comments stay, with no author (the person is gone, the discussion not).
   options.on_account_erased.push_back(&records::ForgetCommentAuthor);
+  // Memberships and invitations go; organizations left with nobody go too.
+  options.on_account_erased.push_back(&auth::ForgetOrganizationMember);
   parts.service = std::make_unique<auth::AuthService>(database, std::move(options), parts.mailer);
   parts.cookies = std::make_unique<api::SessionCookies>(parts.service->codec(),
                                                         settings.base_url.starts_with("https://"));

@@ -277,4 +277,24 @@ Status SetInvitationExpiry(db::Connection& connection, std::string_view id,
   return {};
 }
 
+Status ForgetOrganizationMember(db::Connection& connection, std::string_view user_id) {
+  CAIRN_TRY(connection.Execute(R"(DELETE FROM "_cairn_auth_invitations" WHERE "email" = )"
+                               R"((SELECT "email" FROM "_cairn_auth_users" WHERE "id" = ?))",
+                               {user_id}));
+  CAIRN_TRY(connection.Execute(
+      R"(UPDATE "_cairn_auth_invitations" SET "inviter_id" = NULL WHERE "inviter_id" = ?)",
+      {user_id}));
+  std::vector<std::string> organizations;
+  CAIRN_TRY(connection.Execute(
+      R"(SELECT "organization_id" FROM "_cairn_auth_members" WHERE "user_id" = ?)", {user_id},
+      [&](const db::Row& row) { organizations.emplace_back(row.GetText(0)); }));
+  CAIRN_TRY(
+      connection.Execute(R"(DELETE FROM "_cairn_auth_members" WHERE "user_id" = ?)", {user_id}));
+  for (const std::string& organization : organizations) {
+    CAIRN_ASSIGN_OR_RETURN(std::int64_t left, CountMembers(connection, organization));
+    if (left == 0) CAIRN_TRY(DeleteOrganization(connection, organization));
+  }
+  return {};
+}
+
 }  // namespace cairn::auth

@@ -100,4 +100,10 @@ Result<bool> SetInvitationStatus(db::Connection& connection, std::string_view id
 Status SetInvitationExpiry(db::Connection& connection, std::string_view id,
                            std::int64_t expires_at);
 
+// An AccountErasureHook (D19a): the invitations sent to the user's address go, the user's
+// invitations lose their inviter, the memberships go, and organizations left with no member at
+// all go with their invitations. (An organization whose only owner is erased keeps its other
+// members, with no owner.)
+Status ForgetOrganizationMember(db::Connection& connection, std::string_view user_id);
+
 }  // namespace cairn::auth

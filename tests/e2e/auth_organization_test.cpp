@@ -746,6 +746,48 @@ TEST_F(OrganizationTest, CrossSiteCookieRequestsAreRefused) {
   EXPECT_EQ(app_->Count(R"(SELECT COUNT(*) FROM "_cairn_auth_organizations")"), 0);
 }
 
+TEST_F(OrganizationTest, ErasingAnAccountForgetsItsMembershipsAndInvitations) {
+  const std::string shared = CreateOrg(owner_, "Shared", "shared");
+  const std::string alone = CreateOrg(owner_, "Alone", "alone");
+  Join(owner_, shared, bob_, "admin");
+  // Bob invites Carol; Dave invites the owner elsewhere.
+  const std::string by_bob = InviteByMail(bob_, shared, carol_.email, "member");
+  const Account dave = app_->NewAccount("dave@example.com");
+  const std::string dave_org = CreateOrg(dave, "Dave's", "daves");
+  InviteByMail(dave, dave_org, owner_.email, "member");
+  Join(bob_, shared, dave, "member");
+
+  const Account admin = app_->SignInOk(kAdminEmail, kAdminPassword);
+  const auto removed = app_->PostAs(admin.token, "/api/auth/admin/remove-user",
+                                    json::serialize(json::object{{"userId", owner_.user_id}}));
+  ASSERT_EQ(removed.status, 200) << removed.body;
+  EXPECT_EQ(app_->Count(R"(SELECT COUNT(*) FROM "_cairn_auth_members" WHERE "user_id" = ?)",
+                        {owner_.user_id}),
+            0);
+  EXPECT_EQ(app_->Count(R"(SELECT COUNT(*) FROM "_cairn_auth_invitations" WHERE "email" = ?)",
+                        {owner_.email}),
+            0);
+  // The organization nobody is left in goes; the shared one stays with Bob and Dave.
+  EXPECT_EQ(
+      app_->Count(R"(SELECT COUNT(*) FROM "_cairn_auth_organizations" WHERE "id" = ?)", {alone}),
+      0);
+  EXPECT_EQ(app_->Count(R"(SELECT COUNT(*) FROM "_cairn_auth_members" WHERE "organization_id" = ?)",
+                        {shared}),
+            2);
+  // Bob's erasure leaves his invitation without an inviter.
+  ASSERT_EQ(app_->PostAs(admin.token, "/api/auth/admin/remove-user",
+                         json::serialize(json::object{{"userId", bob_.user_id}}))
+                .status,
+            200);
+  EXPECT_FALSE(
+      app_->Scalar(R"(SELECT "inviter_id" FROM "_cairn_auth_invitations" WHERE "id" = ?)", {by_bob})
+          .has_value());
+  // Dave stays, with no owner (docs/auth.md).
+  EXPECT_EQ(
+      app_->Count(R"(SELECT COUNT(*) FROM "_cairn_auth_organizations" WHERE "id" = ?)", {shared}),
+      1);
+}
+
 TEST(OrganizationRateLimitTest, OrganizationRoutesShareTheAuthLimit) {
   AuthApp app(OrganizationOptions(/*rate_limited=*/true));
   const Account user = app.NewAccount("rl@example.com");
