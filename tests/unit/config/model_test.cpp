@@ -237,6 +237,15 @@ TEST(ModelTest, AuthConfig) {
   EXPECT_EQ(defaults.config->auth->default_role, "member");
   EXPECT_EQ(defaults.config->auth->min_password_length, 8);
   EXPECT_EQ(defaults.config->auth->max_password_length, 128);
+  EXPECT_FALSE(defaults.config->auth->organizations);
+
+  const auto organizations = LoadYaml(
+      "name: app\nauth:\n  strategies: [{type: emailAndPassword}]\n  organizations: true\n");
+  ASSERT_TRUE(organizations.ok()) << DescribeIssues(organizations);
+  EXPECT_TRUE(organizations.config->auth->organizations);
+  EXPECT_FALSE(LoadYaml("name: app\nauth:\n  strategies: [{type: emailAndPassword}]\n"
+                        "  organizations: yes please\n")
+                   .ok());
 }
 
 TEST(ModelTest, RootScalarsAndDocument) {
