@@ -154,10 +154,6 @@ Member NewMember(std::string organization_id, const User& user, std::string role
                 {user.id, user.name, user.email, user.image}};
 }
 
-Actor ActorFor(const Caller& caller, const ClientInfo& client) {
-  return ActorOf(caller, client);
-}
-
 }  // namespace
 
 std::vector<std::string> ParseRoleList(std::string_view roles) {
@@ -247,7 +243,7 @@ Result<OrganizationService::Created> OrganizationService::Create(const Caller& c
     }
     boost::json::object metadata{{"organizationId", created.organization.id}};
     if (for_other) metadata["targetUserId"] = owner.id;
-    return AuthService::Record(connection, "organization.create", ActorFor(caller, client),
+    return AuthService::Record(connection, "organization.create", ActorOf(caller, client),
                                std::move(metadata));
   });
   if (!written.ok()) return written.error();
@@ -299,7 +295,7 @@ Result<Organization> OrganizationService::Update(const Caller& caller, const Cli
       fields.emplace_back("metadata");
     }
     CAIRN_TRY(UpdateOrganization(connection, updated));
-    return AuthService::Record(connection, "organization.update", ActorFor(caller, client),
+    return AuthService::Record(connection, "organization.update", ActorOf(caller, client),
                                {{"organizationId", id}, {"fields", std::move(fields)}});
   }));
   return updated;
@@ -319,7 +315,7 @@ Result<Organization> OrganizationService::Delete(const Caller& caller, const Cli
     // Every session that had it active loses it, not only the caller's.
     CAIRN_TRY(ClearActiveOrganization(connection, organization_id, std::nullopt));
     CAIRN_TRY(DeleteOrganization(connection, organization_id));
-    return AuthService::Record(connection, "organization.delete", ActorFor(caller, client),
+    return AuthService::Record(connection, "organization.delete", ActorOf(caller, client),
                                {{"organizationId", deleted.id}});
   }));
   return deleted;
@@ -472,7 +468,7 @@ Result<Member> OrganizationService::AddMember(const Caller& caller, const Client
     }
     added = NewMember(id, *user, roles, time::NowMillis());
     CAIRN_TRY(InsertMember(connection, added));
-    return AuthService::Record(connection, "organization.member.add", ActorFor(caller, client),
+    return AuthService::Record(connection, "organization.member.add", ActorOf(caller, client),
                                {{"organizationId", id},
                                 {"memberId", added.id},
                                 {"targetUserId", added.user_id},
@@ -518,7 +514,7 @@ Result<Member> OrganizationService::RemoveMember(const Caller& caller, const Cli
     CAIRN_TRY(DeleteMember(connection, removed.id));
     CAIRN_TRY(ClearActiveOrganization(connection, id, std::string_view(removed.user_id)));
     return AuthService::Record(
-        connection, "organization.member.remove", ActorFor(caller, client),
+        connection, "organization.member.remove", ActorOf(caller, client),
         {{"organizationId", id}, {"memberId", removed.id}, {"targetUserId", removed.user_id}});
   }));
   return removed;
@@ -555,7 +551,7 @@ Result<Member> OrganizationService::UpdateMemberRole(const Caller& caller, const
     updated.role = roles;
     CAIRN_TRY(auth::UpdateMemberRole(connection, updated.id, roles));
     return AuthService::Record(connection, "organization.member.update_role",
-                               ActorFor(caller, client),
+                               ActorOf(caller, client),
                                {{"organizationId", id},
                                 {"memberId", updated.id},
                                 {"targetUserId", updated.user_id},
@@ -580,7 +576,7 @@ Result<Member> OrganizationService::Leave(const Caller& caller, const ClientInfo
     CAIRN_TRY(DeleteMember(connection, left.id));
     CAIRN_TRY(
         ClearActiveOrganization(connection, organization_id, std::string_view(caller.user.id)));
-    return AuthService::Record(connection, "organization.member.leave", ActorFor(caller, client),
+    return AuthService::Record(connection, "organization.member.leave", ActorOf(caller, client),
                                {{"organizationId", left.organization_id}, {"memberId", left.id}});
   }));
   return left;
@@ -594,13 +590,15 @@ Status OrganizationService::SendInvitationMail(const Invitation& invitation) {
   message.subject = "You have been invited to an organization";
   // No text chosen by the inviter (the organization's name) goes into the mail, so that an
   // invitation cannot put someone's words in front of a stranger.
-  message.text =
-      "Hello,\r\n\r\nYou have been invited to join an organization as " + invitation.role +
-      ". To accept, sign in with this address and accept the invitation with this id within 48 "
-      "hours:\r\n\r\n" +
-      invitation.id + "\r\n\r\n" + auth_.options().base_url +
-      "/api/auth/organization/get-invitation?id=" + invitation.id +
-      "\r\n\r\nIf you do not want to join, ignore this message.\r\n";
+  const std::string hours = std::to_string(kInvitationLifetimeMillis / (60 * 60 * 1000));
+  const std::string link =
+      auth_.options().base_url + "/api/auth/organization/get-invitation?id=" + invitation.id;
+  message.text = "Hello,\r\n\r\nYou have been invited to join an organization as " +
+                 invitation.role +
+                 ". To accept, sign in with this address and accept the invitation with this id "
+                 "within " +
+                 hours + " hours:\r\n\r\n" + invitation.id + "\r\n\r\n" + link +
+                 "\r\n\r\nIf you do not want to join, ignore this message.\r\n";
   if (Status sent = mailer_->Send(message); !sent.ok()) {
     log::Error("cannot send the invitation mail: " + sent.error().message + " " +
                sent.error().detail);
@@ -647,7 +645,7 @@ Result<Invitation> OrganizationService::Invite(const Caller& caller, const Clien
       invitation.expires_at = now + kInvitationLifetimeMillis;
       CAIRN_TRY(SetInvitationExpiry(connection, invitation.id, invitation.expires_at));
       return AuthService::Record(connection, "organization.invitation.create",
-                                 ActorFor(caller, client),
+                                 ActorOf(caller, client),
                                  {{"organizationId", id},
                                   {"invitationId", invitation.id},
                                   {"role", invitation.role},
@@ -662,7 +660,7 @@ Result<Invitation> OrganizationService::Invite(const Caller& caller, const Clien
         now + kInvitationLifetimeMillis,       now};
     CAIRN_TRY(InsertInvitation(connection, invitation));
     return AuthService::Record(
-        connection, "organization.invitation.create", ActorFor(caller, client),
+        connection, "organization.invitation.create", ActorOf(caller, client),
         {{"organizationId", id}, {"invitationId", invitation.id}, {"role", invitation.role}});
   }));
   CAIRN_TRY(SendInvitationMail(invitation));
@@ -703,7 +701,7 @@ Result<OrganizationService::Accepted> OrganizationService::Accept(const Caller& 
     CAIRN_TRY(SetActiveOrganization(connection, caller.session.id,
                                     std::string_view(accepted.invitation.organization_id)));
     return AuthService::Record(connection, "organization.invitation.accept",
-                               ActorFor(caller, client),
+                               ActorOf(caller, client),
                                {{"organizationId", accepted.invitation.organization_id},
                                 {"invitationId", accepted.invitation.id},
                                 {"memberId", accepted.member.id},
@@ -729,7 +727,7 @@ Result<Invitation> OrganizationService::Reject(const Caller& caller, const Clien
     rejected = std::move(*invitation);
     rejected.status = "rejected";
     return AuthService::Record(
-        connection, "organization.invitation.reject", ActorFor(caller, client),
+        connection, "organization.invitation.reject", ActorOf(caller, client),
         {{"organizationId", rejected.organization_id}, {"invitationId", rejected.id}});
   }));
   return rejected;
@@ -754,7 +752,7 @@ Result<Invitation> OrganizationService::Cancel(const Caller& caller, const Clien
     canceled = std::move(*invitation);
     canceled.status = "canceled";
     return AuthService::Record(
-        connection, "organization.invitation.cancel", ActorFor(caller, client),
+        connection, "organization.invitation.cancel", ActorOf(caller, client),
         {{"organizationId", canceled.organization_id}, {"invitationId", canceled.id}});
   }));
   return canceled;
