@@ -39,6 +39,10 @@ const std::string kInviteBody = std::string(R"({"type":"object","required":["ema
   "properties":{"email":{"type":"string"},"role":)") +
                                 kRoleSchema + R"(,
   "organizationId":{"type":"string"},"resend":{"type":"boolean"}}})";
+constexpr const char* kHasPermissionBody = R"({"type":"object",
+  "properties":{"organizationId":{"type":"string"},
+  "permissions":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}},
+  "permission":{"type":"object","additionalProperties":{"type":"array","items":{"type":"string"}}}}})";
 constexpr const char* kInvitationIdBody = R"({"type":"object","required":["invitationId"],
   "properties":{"invitationId":{"type":"string"}}})";
 const std::string kAddMemberBody = std::string(R"({"type":"object","required":["userId","role"],
@@ -194,6 +198,8 @@ class OrganizationRoutes : public std::enable_shared_from_this<OrganizationRoute
                   kUpdateRoleBody.c_str(), &OrganizationRoutes::UpdateMemberRole));
     CAIRN_TRY(Add(router, "POST", "leave", "Leave an organization", kOrganizationIdBody,
                   &OrganizationRoutes::Leave));
+    CAIRN_TRY(Add(router, "POST", "has-permission", "Whether the caller's role grants some actions",
+                  kHasPermissionBody, &OrganizationRoutes::HasPermission));
     CAIRN_TRY(Add(router, "POST", "invite-member", "Invite an address by mail", kInviteBody.c_str(),
                   &OrganizationRoutes::Invite));
     CAIRN_TRY(Add(router, "POST", "accept-invitation", "Accept an invitation", kInvitationIdBody,
@@ -361,6 +367,27 @@ class OrganizationRoutes : public std::enable_shared_from_this<OrganizationRoute
                            organizations_.Leave(caller, ClientOf(request),
                                                 RequiredString(Body(request), "organizationId")));
     return JsonValue(MemberJson(member, false));
+  }
+
+  Result<Response> HasPermission(Request& request, const auth::Caller& caller) {
+    const auto& body = Body(request);
+    // `permission` is Better Auth's deprecated spelling; exactly one of the two is given.
+    const auto* permissions = body.if_contains("permissions");
+    const auto* permission = body.if_contains("permission");
+    if ((permissions == nullptr) == (permission == nullptr)) {
+      return Error::Validation("Invalid body",
+                               {{"permissions", "give either permissions or permission"}});
+    }
+    auth::OrganizationService::PermissionQuery query;
+    for (const auto& [resource, actions] : (permissions ? permissions : permission)->as_object()) {
+      std::vector<std::string> names;
+      for (const auto& action : actions.as_array()) names.emplace_back(action.as_string());
+      query.emplace_back(std::string(resource), std::move(names));
+    }
+    CAIRN_ASSIGN_OR_RETURN(
+        bool granted,
+        organizations_.HasPermission(caller, OptionalString(body, "organizationId"), query));
+    return JsonValue(boost::json::object{{"error", nullptr}, {"success", granted}});
   }
 
   Result<Response> Invite(Request& request, const auth::Caller& caller) {

@@ -87,6 +87,23 @@ bool RoleAllows(std::string_view role, Permission permission) {
   return false;  // member
 }
 
+// The same rules as Better Auth's statements, per resource and action, for has-permission.
+// Teams and dynamic roles are not served, so their resources grant nothing.
+bool RoleGrants(std::string_view role, std::string_view resource, std::string_view action) {
+  if (resource == "organization") {
+    if (action == "update") return RoleAllows(role, Permission::kUpdateOrganization);
+    if (action == "delete") return RoleAllows(role, Permission::kDeleteOrganization);
+  } else if (resource == "member") {
+    if (action == "create" || action == "update" || action == "delete") {
+      return RoleAllows(role, Permission::kManageMembers);
+    }
+  } else if (resource == "invitation") {
+    if (action == "create") return RoleAllows(role, Permission::kInvite);
+    if (action == "cancel") return RoleAllows(role, Permission::kCancelInvitation);
+  }
+  return false;
+}
+
 bool HasRole(std::string_view roles, std::string_view wanted) {
   const auto list = ParseRoleList(roles);
   return std::find(list.begin(), list.end(), wanted) != list.end();
@@ -580,6 +597,27 @@ Result<Member> OrganizationService::Leave(const Caller& caller, const ClientInfo
                                {{"organizationId", left.organization_id}, {"memberId", left.id}});
   }));
   return left;
+}
+
+Result<bool> OrganizationService::HasPermission(const Caller& caller,
+                                                std::optional<std::string> organization_id,
+                                                const PermissionQuery& permissions) {
+  CAIRN_ASSIGN_OR_RETURN(std::string id, OrganizationOf(caller, organization_id));
+  Member member;
+  CAIRN_TRY(Read([&](db::Connection& connection) -> Status {
+    CAIRN_ASSIGN_OR_RETURN(member, RequireMember(connection, caller, id));
+    return {};
+  }));
+  // One of the member's roles must grant every action asked for (Better Auth's `authorize`).
+  const auto roles = ParseRoleList(member.role);
+  return std::any_of(roles.begin(), roles.end(), [&](const std::string& role) {
+    return !permissions.empty() &&
+           std::all_of(permissions.begin(), permissions.end(), [&](const auto& entry) {
+             return std::all_of(
+                 entry.second.begin(), entry.second.end(),
+                 [&](const std::string& action) { return RoleGrants(role, entry.first, action); });
+           });
+  });
 }
 
 // --- Invitations --------------------------------------------------------------------------------

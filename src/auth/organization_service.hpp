@@ -96,6 +96,13 @@ class OrganizationService {
   Result<Member> Leave(const Caller& caller, const ClientInfo& client,
                        std::string_view organization_id);
 
+  // Whether the caller's role in the organization grants every action asked for, as
+  // {resource: [action, …]} (organization: update, delete; member: create, update, delete;
+  // invitation: create, cancel).
+  using PermissionQuery = std::vector<std::pair<std::string, std::vector<std::string>>>;
+  Result<bool> HasPermission(const Caller& caller, std::optional<std::string> organization_id,
+                             const PermissionQuery& permissions);
+
   // Mails the invitation; `resend` renews a pending one instead of refusing it.
   Result<Invitation> Invite(const Caller& caller, const ClientInfo& client,
                             std::optional<std::string> organization_id, std::string_view email,

@@ -589,6 +589,39 @@ TEST_F(OrganizationTest, ListMembersAndActiveMember) {
                           "NO_ACTIVE_ORGANIZATION"));
 }
 
+TEST_F(OrganizationTest, HasPermissionFollowsRoles) {
+  const std::string org = CreateOrg(owner_, "Acme", "acme");
+  Join(owner_, org, bob_, "admin");
+  Join(owner_, org, carol_, "member");
+  auto granted = [&](const Account& as, const std::string& permissions) {
+    const auto result =
+        Post(as, "has-permission",
+             R"({"organizationId":")" + org + R"(","permissions":)" + permissions + "}");
+    EXPECT_EQ(result.status, 200) << result.body;
+    EXPECT_TRUE(result.Json().at("error").is_null());
+    return result.Json().at("success") == true;
+  };
+  EXPECT_TRUE(granted(owner_, R"({"organization":["update","delete"]})"));
+  EXPECT_TRUE(granted(bob_, R"({"organization":["update"],"member":["create","delete"]})"));
+  EXPECT_FALSE(granted(bob_, R"({"organization":["delete"]})"));
+  EXPECT_TRUE(granted(bob_, R"({"invitation":["create","cancel"]})"));
+  EXPECT_FALSE(granted(carol_, R"({"invitation":["create"]})"));
+  EXPECT_FALSE(granted(owner_, R"({"team":["create"]})"));  // teams are not served
+  EXPECT_FALSE(granted(owner_, "{}"));
+  // The deprecated spelling, from the active organization.
+  const auto old_spelling =
+      Post(owner_, "has-permission", R"({"permission":{"member":["update"]}})");
+  ASSERT_EQ(old_spelling.status, 200) << old_spelling.body;
+  EXPECT_EQ(old_spelling.Json().at("success"), true);
+  EXPECT_EQ(Post(owner_, "has-permission", "{}").status, 400);
+  EXPECT_EQ(Post(owner_, "has-permission", R"({"permissions":{"member":"update"}})").status, 400);
+  const Account dave = app_->NewAccount("dave@example.com");
+  EXPECT_TRUE(IsAuthError(
+      Post(dave, "has-permission",
+           R"({"organizationId":")" + org + R"(","permissions":{"member":["update"]}})"),
+      404, "NOT_FOUND", "ORGANIZATION_NOT_FOUND"));
+}
+
 TEST_F(OrganizationTest, AddMemberIsForSiteAdmins) {
   const std::string org = CreateOrg(owner_, "Acme", "acme");
   const std::string body =

@@ -1,7 +1,7 @@
 // The official Better Auth 1.7.25 organizationClient against a running cairn server started with
 // `auth.organizations: true` (run_better_auth_compat.sh runs this after compat.mjs): create an
 // organization, invite a second user, read the invitation from the outbox, accept it as that
-// user, set the active organization, list members, change a role, leave. Bearer clients with an
+// user, set the active organization, list members, change a role, ask has-permission, leave. Bearer clients with an
 // Origin header, as compat.mjs does.
 //
 //   CAIRN_OUTBOX=<data-dir>/outbox node organization.mjs <base-url>
@@ -195,6 +195,12 @@ await step("organization.updateMemberRole makes the guest an admin", async () =>
   eq(role.role, "admin", "getActiveMemberRole: role");
   check(owner.client.organization.checkRolePermission({ role: "admin", permissions: { member: ["update"] } }),
         "checkRolePermission: an admin may update members");
+  const granted = ok(await guest.client.organization.hasPermission({ permissions: { member: ["update"] } }),
+                     "hasPermission (admin, member update)");
+  eq(granted.success, true, "hasPermission: member update");
+  const denied = ok(await guest.client.organization.hasPermission({ permissions: { organization: ["delete"] } }),
+                    "hasPermission (admin, organization delete)");
+  eq(denied.success, false, "hasPermission: organization delete");
 });
 
 await step("organization.leave: the guest leaves, the last owner may not", async () => {
