@@ -401,10 +401,13 @@ Result<std::optional<Organization>> OrganizationService::SetActive(const Caller&
     }));
     return std::optional<Organization>();
   }
+  // Here an id wins over a slug (Better Auth's order for set-active; reads prefer the slug).
+  Target named = target;
+  if (named.id && !named.id->empty()) named.slug.reset();
   std::optional<Organization> active;
   bool not_member = false;
   Status written = auth_.Write([&](db::Connection& connection) -> Status {
-    CAIRN_ASSIGN_OR_RETURN(std::string id, Resolve(connection, caller, target));
+    CAIRN_ASSIGN_OR_RETURN(std::string id, Resolve(connection, caller, named));
     if (id.empty()) return {};
     CAIRN_ASSIGN_OR_RETURN(auto member, FindMember(connection, id, caller.user.id));
     CAIRN_ASSIGN_OR_RETURN(auto organization, FindOrganizationById(connection, id));
