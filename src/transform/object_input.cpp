@@ -16,11 +16,19 @@ ObjectInput::ObjectInput(storage::ObjectStore& store, std::string_view bucket, s
       size_(size),
       head_(std::move(head)),
       reader_(std::move(reader)),
-      reader_at_(head_.size()) {}
+      reader_at_(head_.size()) {
+  const std::lock_guard lock(mutex_);  // publishes the members to libvips' threads
+}
+
+std::optional<Error> ObjectInput::failure() const {
+  const std::lock_guard lock(mutex_);
+  return failure_;
+}
 
 // Fills the whole buffer unless the object ends first: some of libvips' loaders (TIFF's) take a
 // short read for a truncated file.
 std::int64_t ObjectInput::Read(void* buffer, std::int64_t length) {
+  const std::lock_guard lock(mutex_);
   if (failure_ || length < 0) return -1;
   auto* out = static_cast<char*>(buffer);
   std::size_t filled = 0;
@@ -59,6 +67,7 @@ std::int64_t ObjectInput::Read(void* buffer, std::int64_t length) {
 }
 
 std::int64_t ObjectInput::Seek(std::int64_t offset, int whence) {
+  const std::lock_guard lock(mutex_);
   std::int64_t base = 0;
   if (whence == SEEK_CUR) base = static_cast<std::int64_t>(position_);
   if (whence == SEEK_END) base = static_cast<std::int64_t>(size_);

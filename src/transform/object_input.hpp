@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,7 +27,7 @@ class ObjectInput final : public ImageInput {
   std::int64_t Seek(std::int64_t offset, int whence) override;
 
   // Why a read failed (the storage's error, not the image's), once one has.
-  const std::optional<Error>& failure() const { return failure_; }
+  std::optional<Error> failure() const;
 
  private:
   storage::ObjectStore& store_;
@@ -38,6 +39,10 @@ class ObjectInput final : public ImageInput {
   std::uint64_t reader_at_;
   std::uint64_t position_ = 0;
   std::optional<Error> failure_;
+  // libvips calls Read and Seek from its own worker threads, handing off between them with
+  // GLib's locks; this mutex makes that handoff (and the one from the thread that made the
+  // input) one that ThreadSanitizer can see too. Never contended.
+  mutable std::mutex mutex_;
 };
 
 }  // namespace cairn::transform

@@ -127,7 +127,9 @@ void TransformService::Produce(storage::ObjectStore& store, std::string_view buc
   const Output output = OutputFor(params.format.value_or(Format::kOrigin), type);
   auto encoded = TransformImage(**source, type, params, output, settings_.limits);
   // A storage failure while libvips read is the storage's error, not a bad image.
-  if (!encoded && (*source)->failure()) encoded = *(*source)->failure();
+  if (!encoded) {
+    if (auto failure = (*source)->failure()) encoded = std::move(*failure);
+  }
   if (!encoded) {
     flight.error = encoded.error();
     return;
