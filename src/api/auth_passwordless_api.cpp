@@ -75,11 +75,11 @@ class PasswordlessRoutes : public std::enable_shared_from_this<PasswordlessRoute
                   Spec("POST", kSendOtpPath, "Mail a one-time code", SessionUse::kNone,
                        kSendOtpBody, Execution::kWorker),
                   &PasswordlessRoutes::SendOtp));
-    CAIRN_TRY(Add(router,
-                  Spec("POST", "email-otp/check-verification-otp",
-                       "Check a one-time code without using it", SessionUse::kNone, kCheckOtpBody,
-                       Execution::kWorker),
-                  &PasswordlessRoutes::CheckOtp));
+    CAIRN_TRY(Add(
+        router,
+        Spec("POST", "email-otp/check-verification-otp", "Check a one-time code without using it",
+             SessionUse::kNone, kCheckOtpBody, Execution::kWorker),
+        &PasswordlessRoutes::CheckOtp));
     CAIRN_TRY(Add(router,
                   Spec("POST", kEmailOtpSignInPath, "Sign in with a one-time code",
                        SessionUse::kNone, kOtpSignInBody, Execution::kWorker),
@@ -180,9 +180,9 @@ class PasswordlessRoutes : public std::enable_shared_from_this<PasswordlessRoute
       body.push_back('}');
       response = Json(std::move(body));
     } else {
-      response = Redirect(signed_in.new_user && !new_user_callback.empty()
-                              ? Absolute(new_user_callback)
-                              : success_url);
+      response =
+          Redirect(signed_in.new_user && !new_user_callback.empty() ? Absolute(new_user_callback)
+                                                                    : success_url);
     }
     cookies_.SetSession(response, signed_in.session);
     return response;
@@ -230,8 +230,7 @@ class PasswordlessRoutes : public std::enable_shared_from_this<PasswordlessRoute
 
   Result<Response> ResetPassword(Request& request) {
     const auto& body = Body(request);
-    CAIRN_TRY(auth_.ResetPasswordWithOtp(RequiredString(body, "email"),
-                                         RequiredString(body, "otp"),
+    CAIRN_TRY(auth_.ResetPasswordWithOtp(RequiredString(body, "email"), RequiredString(body, "otp"),
                                          RequiredString(body, "password"), ClientOf(request)));
     return Json(R"({"success":true})");
   }

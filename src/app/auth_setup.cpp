@@ -42,8 +42,7 @@ Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& 
     }
     options.rate_check = [limiter](std::string_view key, int max,
                                    std::int64_t window_ms) -> Result<int> {
-      CAIRN_ASSIGN_OR_RETURN(auto decision,
-                             limiter->Hit(key, {max, window_ms}, time::NowMillis()));
+      CAIRN_ASSIGN_OR_RETURN(auto decision, limiter->Hit(key, {max, window_ms}, time::NowMillis()));
       return decision.allowed ? 0 : std::max(1, decision.retry_after_seconds);
     };
   }

@@ -35,8 +35,7 @@ using AccountErasureHook = std::function<Status(db::Connection&, std::string_vie
 
 // Counts one hit on `key` against `max` hits per `window_ms` and answers 0 when it is allowed,
 // else the seconds until the next one would be (the rate limiter of D16, shared by every node).
-using RateCheck =
-    std::function<Result<int>(std::string_view key, int max, std::int64_t window_ms)>;
+using RateCheck = std::function<Result<int>(std::string_view key, int max, std::int64_t window_ms)>;
 
 struct AuthOptions {
   config::AuthConfig config;
@@ -46,7 +45,6 @@ struct AuthOptions {
   // The per-email limits of magic links and email codes; empty when rate limits are off.
   RateCheck rate_check;
 };
-
 
 // A new session and the token that only its holder knows.
 struct IssuedSession {
@@ -233,8 +231,8 @@ class AuthService {
   // The session of the account with this (proven) address: signs it up when sign-up is
   // allowed; an unverified account first loses the sessions and credentials it had before
   // the proof.
-  Result<PasswordlessSignIn> SignInByProvenEmail(db::Connection& connection,
-                                                 std::string_view email, std::string_view name,
+  Result<PasswordlessSignIn> SignInByProvenEmail(db::Connection& connection, std::string_view email,
+                                                 std::string_view name,
                                                  std::optional<std::string> image,
                                                  const ClientInfo& client, std::string_view method);
   Status MailOneTimeSecret(std::string_view to, std::string_view subject, std::string_view intro,

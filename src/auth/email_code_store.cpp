@@ -59,9 +59,10 @@ Result<std::optional<EmailCode>> CountEmailCodeGuess(db::Connection& connection,
 
 Status UncountEmailCodeGuess(db::Connection& connection, std::string_view purpose,
                              std::string_view email) {
-  CAIRN_TRY(connection.Execute(R"(UPDATE "_cairn_auth_email_codes" SET "attempts" = "attempts" - 1 )"
-                            R"(WHERE "purpose" = ? AND "email" = ? AND "attempts" > 0)",
-                            {purpose, email}));
+  CAIRN_TRY(
+      connection.Execute(R"(UPDATE "_cairn_auth_email_codes" SET "attempts" = "attempts" - 1 )"
+                         R"(WHERE "purpose" = ? AND "email" = ? AND "attempts" > 0)",
+                         {purpose, email}));
   return {};
 }
 
@@ -75,12 +76,13 @@ Status DeleteEmailCode(db::Connection& connection, std::string_view purpose,
 
 Status DeleteExpiredEmailCodes(db::Connection& connection, std::int64_t now) {
   CAIRN_TRY(connection.Execute(R"(DELETE FROM "_cairn_auth_email_codes" WHERE "expires_at" <= ?)",
-                            {now}));
+                               {now}));
   return {};
 }
 
 Status DeleteEmailCodesOf(db::Connection& connection, std::string_view email) {
-  CAIRN_TRY(connection.Execute(R"(DELETE FROM "_cairn_auth_email_codes" WHERE "email" = ?)", {email}));
+  CAIRN_TRY(
+      connection.Execute(R"(DELETE FROM "_cairn_auth_email_codes" WHERE "email" = ?)", {email}));
   return {};
 }
 

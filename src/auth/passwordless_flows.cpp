@@ -151,8 +151,7 @@ Result<PasswordlessSignIn> AuthService::SignInByProvenEmail(
   boost::json::object metadata{{"method", method}};
   if (!found) {
     if (!options_.config.allow_sign_up) {
-      return AuthError(ErrorCode::kForbidden, "NEW_USER_SIGNUP_DISABLED",
-                       "Sign up is not enabled");
+      return AuthError(ErrorCode::kForbidden, "NEW_USER_SIGNUP_DISABLED", "Sign up is not enabled");
     }
     result.user = NewUser(std::string(name.substr(0, kMaxNameLength)), std::string(email),
                           options_.config.default_role, now);
@@ -205,8 +204,11 @@ Status AuthService::RequestMagicLink(const MagicLinkRequest& request) {
   background_.Post([this, email, request] {
     const std::string token = crypto::RandomAlphanumeric(kSessionTokenLength);
     const std::int64_t now = time::NowMillis();
-    EmailCode code{std::string(kMagicLinkPurpose), email,
-                   OneTimeSecretHash(kMagicLinkPurpose, {}, token), request.name, 0,
+    EmailCode code{std::string(kMagicLinkPurpose),
+                   email,
+                   OneTimeSecretHash(kMagicLinkPurpose, {}, token),
+                   request.name,
+                   0,
                    now + kMagicLinkLifetimeMillis};
     Status stored = WriteTransaction(
         [&](db::Connection& connection) { return ReplaceEmailCode(connection, code, now); });
@@ -222,8 +224,8 @@ Status AuthService::RequestMagicLink(const MagicLinkRequest& request) {
     if (!request.error_callback_url.empty()) {
       link += EncodedParam("errorCallbackURL", request.error_callback_url);
     }
-    if (Status sent = MailOneTimeSecret(
-            email, "Your sign-in link", "Open this link within 5 minutes to sign in:", link);
+    if (Status sent = MailOneTimeSecret(email, "Your sign-in link",
+                                        "Open this link within 5 minutes to sign in:", link);
         !sent.ok()) {
       log::Warn("magic link mail not sent: " + sent.error().detail);
     }
@@ -238,9 +240,9 @@ Result<PasswordlessSignIn> AuthService::VerifyMagicLink(std::string_view token,
   CAIRN_TRY(WriteTransaction([&](db::Connection& connection) -> Status {
     signed_in.reset();
     // Consumed at once: of concurrent uses, only one finds the row.
-    CAIRN_ASSIGN_OR_RETURN(auto code,
-                           ConsumeEmailCodeBySecret(connection, kMagicLinkPurpose,
-                                                    OneTimeSecretHash(kMagicLinkPurpose, {}, token)));
+    CAIRN_ASSIGN_OR_RETURN(
+        auto code, ConsumeEmailCodeBySecret(connection, kMagicLinkPurpose,
+                                            OneTimeSecretHash(kMagicLinkPurpose, {}, token)));
     if (!code || code->expires_at <= time::NowMillis()) return {};
     CAIRN_ASSIGN_OR_RETURN(auto result, SignInByProvenEmail(connection, code->email, code->value,
                                                             std::nullopt, client, "magic-link"));
@@ -269,8 +271,8 @@ Status AuthService::SendEmailOtp(std::string_view email_input, std::string_view 
   background_.Post([this, email, purpose = std::string(type)] {
     const std::string otp = RandomDigits(kEmailOtpDigits);
     const std::int64_t now = time::NowMillis();
-    EmailCode code{purpose, email, OneTimeSecretHash(purpose, email, otp), {}, 0,
-                   now + kEmailOtpLifetimeMillis};
+    EmailCode code{purpose, email, OneTimeSecretHash(purpose, email, otp),
+                   {},      0,     now + kEmailOtpLifetimeMillis};
     Status stored = WriteTransaction(
         [&](db::Connection& connection) { return ReplaceEmailCode(connection, code, now); });
     if (!stored.ok()) {

@@ -107,10 +107,10 @@ TEST(NotServed, EveryInertKeyAndSettingIsNamed) {
   ASSERT_TRUE(outcome.ok());
   const EnvLookup env = FakeEnv(kEveryInertSetting);
   const auto findings = FindNotServed(outcome.config->document, &env);
-  EXPECT_THAT(
-      Subjects(findings, NoticeKind::kNotServed),
-      ElementsAre("auth.strategies[3]", "auth.twoFactor", "analytics", "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET",
-                  "MY_IDP_CLIENT_ID", "ECO_RETENTION_PURGE_DAYS", "SCHEMA_EDIT_API_ENABLED"));
+  EXPECT_THAT(Subjects(findings, NoticeKind::kNotServed),
+              ElementsAre("auth.strategies[3]", "auth.twoFactor", "analytics", "GOOGLE_CLIENT_ID",
+                          "GOOGLE_CLIENT_SECRET", "MY_IDP_CLIENT_ID", "ECO_RETENTION_PURGE_DAYS",
+                          "SCHEMA_EDIT_API_ENABLED"));
   EXPECT_THAT(Subjects(findings, NoticeKind::kNoBackendEffect),
               ElementsAre("theme", "languages", "components", "pages"));
 }
