@@ -22,6 +22,16 @@ namespace {
 
 constexpr std::string_view kMagicLinkPurpose = "magic-link";
 constexpr std::string_view kPasswordStrategy = "emailAndPassword";
+constexpr std::string_view kSignUpDisabled = "NEW_USER_SIGNUP_DISABLED";
+
+// A refusal of SignInByProvenEmail (no sign-up, a banned user) comes before any write: it is
+// kept for the answer and the transaction commits, so the link or code stays used up (as in
+// Better Auth). Any other error rolls back.
+Status KeepRefusal(const Error& error, std::optional<Error>& refusal) {
+  if (error.reason != kSignUpDisabled && error.reason != "BANNED_USER") return error;
+  refusal = error;
+  return {};
+}
 
 // `digits` decimal digits from the CSPRNG, each uniform (bytes of 250 and more are redrawn so
 // that byte % 10 has no bias).
@@ -237,18 +247,22 @@ Result<PasswordlessSignIn> AuthService::VerifyMagicLink(std::string_view token,
                                                         const ClientInfo& client) {
   if (token.empty()) return InvalidToken();
   std::optional<PasswordlessSignIn> signed_in;
+  std::optional<Error> refusal;
   CAIRN_TRY(WriteTransaction([&](db::Connection& connection) -> Status {
     signed_in.reset();
+    refusal.reset();
     // Consumed at once: of concurrent uses, only one finds the row.
     CAIRN_ASSIGN_OR_RETURN(
         auto code, ConsumeEmailCodeBySecret(connection, kMagicLinkPurpose,
                                             OneTimeSecretHash(kMagicLinkPurpose, {}, token)));
     if (!code || code->expires_at <= time::NowMillis()) return {};
-    CAIRN_ASSIGN_OR_RETURN(auto result, SignInByProvenEmail(connection, code->email, code->value,
-                                                            std::nullopt, client, "magic-link"));
-    signed_in = std::move(result);
+    auto result = SignInByProvenEmail(connection, code->email, code->value, std::nullopt, client,
+                                      "magic-link");
+    if (!result.ok()) return KeepRefusal(result.error(), refusal);
+    signed_in = std::move(result).value();
     return {};
   }));
+  if (refusal) return std::move(*refusal);
   if (!signed_in) return InvalidToken();
   PurgeExpiredHourly();
   return std::move(*signed_in);
@@ -313,20 +327,24 @@ Result<PasswordlessSignIn> AuthService::SignInWithEmailOtp(std::string_view emai
   CAIRN_TRY(LimitPerEmail("guess", email, kOneTimeCodeGuessesPerEmail));
   OtpCheck check = OtpCheck::kInvalid;
   std::optional<PasswordlessSignIn> signed_in;
-  Status written = WriteTransaction([&](db::Connection& connection) -> Status {
+  std::optional<Error> refusal;
+  CAIRN_TRY(WriteTransaction([&](db::Connection& connection) -> Status {
     signed_in.reset();
+    refusal.reset();
     CAIRN_ASSIGN_OR_RETURN(check, GuessEmailOtp(connection, "sign-in", email, otp, false));
     // A wrong guess commits: its attempt must count.
     if (check != OtpCheck::kOk) return {};
-    CAIRN_ASSIGN_OR_RETURN(auto result, SignInByProvenEmail(connection, email, name.value_or(""),
-                                                            image, client, "email-otp"));
-    signed_in = std::move(result);
+    auto result =
+        SignInByProvenEmail(connection, email, name.value_or(""), image, client, "email-otp");
+    if (!result.ok()) return KeepRefusal(result.error(), refusal);
+    signed_in = std::move(result).value();
     return {};
-  });
-  if (!written.ok() && written.error().reason == "NEW_USER_SIGNUP_DISABLED") {
-    return OtpFailure(OtpCheck::kInvalid);  // as Better Auth answers
+  }));
+  if (refusal) {
+    // Better Auth answers a code for an address that may not sign up as a wrong one.
+    if (refusal->reason == kSignUpDisabled) return OtpFailure(OtpCheck::kInvalid);
+    return std::move(*refusal);
   }
-  CAIRN_TRY(written);
   if (check != OtpCheck::kOk || !signed_in) return OtpFailure(check);
   PurgeExpiredHourly();
   return std::move(*signed_in);

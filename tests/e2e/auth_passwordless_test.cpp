@@ -317,6 +317,7 @@ TEST(MagicLink, WithoutSignUpUnknownAddressesGetNoMailAndTheSameAnswer) {
   const auto refused = auth.Client().Get(TargetOf(link));
   EXPECT_TRUE(IsRedirectTo(refused, auth.Origin() + "/?error=NEW_USER_SIGNUP_DISABLED"))
       << refused.Header("location");
+  EXPECT_EQ(Codes(auth), 0);  // used up all the same
   EXPECT_EQ(auth.Count(R"(SELECT COUNT(*) FROM "_cairn_auth_users")"), 0);
 }
 
@@ -326,10 +327,16 @@ TEST(MagicLink, BannedUsersAndBadInputAreRefused) {
   auth.Execute(
       R"(UPDATE "_cairn_auth_users" SET "banned" = 1, "email_verified" = 1 WHERE "id" = ?)",
       {std::string_view(a.user_id)});
-  const auto result = auth.Client().Get(TargetOf(MailedLink(auth, "banned@example.com")));
+  const std::string link = MailedLink(auth, "banned@example.com");
+  const auto result = auth.Client().Get(TargetOf(link));
   EXPECT_TRUE(IsRedirectTo(result, auth.Origin() + "/?error=BANNED_USER"))
       << result.Header("location");
   EXPECT_FALSE(result.SetCookie(kSessionCookieName).has_value());
+  // The refused link is used up: lifting the ban does not revive it.
+  auth.Execute(R"(UPDATE "_cairn_auth_users" SET "banned" = 0 WHERE "id" = ?)",
+               {std::string_view(a.user_id)});
+  EXPECT_TRUE(
+      IsRedirectTo(auth.Client().Get(TargetOf(link)), auth.Origin() + "/?error=INVALID_TOKEN"));
 
   EXPECT_TRUE(
       IsAuthError(RequestLink(auth, "not-an-address"), 400, "VALIDATION_ERROR", "INVALID_EMAIL"));
