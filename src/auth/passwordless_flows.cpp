@@ -163,10 +163,9 @@ Result<PasswordlessSignIn> AuthService::SignInByProvenEmail(
     if (!options_.config.allow_sign_up) {
       return AuthError(ErrorCode::kForbidden, "NEW_USER_SIGNUP_DISABLED", "Sign up is not enabled");
     }
-    result.user = NewUser(std::string(name.substr(0, kMaxNameLength)), std::string(email),
-                          options_.config.default_role, now);
+    result.user = NewUser(std::string(name), std::string(email), options_.config.default_role, now);
     result.user.email_verified = true;  // proven by the link or code
-    if (image && image->size() <= kMaxImageLength) result.user.image = std::move(image);
+    result.user.image = std::move(image);
     CAIRN_ASSIGN_OR_RETURN(bool inserted,
                            InsertUserUnlessTaken(connection, result.user, std::nullopt));
     if (!inserted) return Error::Conflict("The account was created at the same time; try again");
@@ -324,6 +323,12 @@ Result<PasswordlessSignIn> AuthService::SignInWithEmailOtp(std::string_view emai
                                                            const ClientInfo& client) {
   const std::string email = NormalizeEmail(email_input);
   if (email.empty()) return FieldFailure("INVALID_EMAIL", "email", "Invalid email");
+  if (name && name->size() > kMaxNameLength) {
+    return FieldFailure("INVALID_NAME", "name", "Name is too long");
+  }
+  if (image && image->size() > kMaxImageLength) {
+    return FieldFailure("INVALID_IMAGE", "image", "Image URL is too long");
+  }
   CAIRN_TRY(LimitPerEmail("guess", email, kOneTimeCodeGuessesPerEmail));
   OtpCheck check = OtpCheck::kInvalid;
   std::optional<PasswordlessSignIn> signed_in;

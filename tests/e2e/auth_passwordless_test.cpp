@@ -457,6 +457,9 @@ TEST(EmailOtp, UnknownAddressesGetTheSameAnswerAndNoMail) {
           .PostJson("/api/auth/email-otp/send-verification-otp", R"({"email":"a@example.com"})")
           .status,
       400);
+  EXPECT_TRUE(IsAuthError(SignInWithCode(auth, "a@example.com", "123456",
+                                         R"(,"name":")" + std::string(300, 'n') + "\""),
+                          400, "VALIDATION_ERROR", "INVALID_NAME"));
   EXPECT_EQ(
       auth.Client().PostJson("/api/auth/sign-in/email-otp", R"({"email":"a@example.com"})").status,
       400);
