@@ -297,6 +297,28 @@ TEST(MagicLink, CallbacksOffThisOriginAreRefused) {
   EXPECT_TRUE(IsRedirectTo(auth.Client().Get(TargetOf(link)), auth.Origin() + "/"));
 }
 
+TEST(Passwordless, CrossSiteBrowsersCannotAskForLinksOrCodes) {
+  AuthApp auth(PasswordlessOptions());
+  const Headers cross_site{{"Origin", "https://evil.example"},
+                           {"Sec-Fetch-Site", "cross-site"},
+                           {"Sec-Fetch-Mode", "navigate"}};
+  for (const auto& [path, body] : std::vector<std::pair<std::string, std::string>>{
+           {"/api/auth/sign-in/magic-link", R"({"email":"x@example.com"})"},
+           {"/api/auth/email-otp/send-verification-otp",
+            R"({"email":"x@example.com","type":"sign-in"})"},
+           {"/api/auth/sign-in/email-otp", R"({"email":"x@example.com","otp":"123456"})"}}) {
+    const auto result = auth.Client().PostJson(path, body, cross_site);
+    EXPECT_EQ(result.status, 403) << path << " " << result.body;
+  }
+  EXPECT_EQ(auth.OutboxSize(), 0u);
+  // The app's own origin is fine.
+  EXPECT_EQ(auth.Client()
+                .PostJson("/api/auth/sign-in/magic-link", R"({"email":"x@example.com"})",
+                          {{"Origin", auth.Origin()}, {"Sec-Fetch-Site", "same-origin"}})
+                .status,
+            200);
+}
+
 TEST(MagicLink, WithoutSignUpUnknownAddressesGetNoMailAndTheSameAnswer) {
   AuthApp auth(PasswordlessOptions(false));
   const auto unknown = RequestLink(auth, "nobody@example.com");
@@ -385,6 +407,12 @@ TEST(EmailOtp, SignInSignsUpOnceAndStoresOnlyAHash) {
   ASSERT_EQ(again.status, 200);
   EXPECT_EQ(again.Json().at("user").at("id"), body.at("user").at("id"));
   EXPECT_EQ(auth.Count(R"(SELECT COUNT(*) FROM "_cairn_auth_users")"), 1);
+  EXPECT_EQ(auth.Count(R"(SELECT COUNT(*) FROM "_cairn_activity" WHERE "action" = 'sign_up' )"
+                       R"(AND "metadata" LIKE '%email-otp%')"),
+            1);
+  EXPECT_EQ(auth.Count(R"(SELECT COUNT(*) FROM "_cairn_activity" WHERE "action" = 'sign_in' )"
+                       R"(AND "metadata" LIKE '%email-otp%')"),
+            1);
 }
 
 TEST(EmailOtp, ThreeWrongGuessesUseTheCodeUp) {
@@ -521,6 +549,15 @@ TEST(EmailOtp, CheckVerificationOtpLeavesTheCodeUsable) {
   EXPECT_EQ(auth.Scalar(R"(SELECT "attempts" FROM "_cairn_auth_email_codes")"), "1");
   EXPECT_EQ(SignInWithCode(auth, "check@example.com", code).status, 200);
   EXPECT_TRUE(IsAuthError(check(code), 400, "VALIDATION_ERROR", "INVALID_OTP"));
+
+  // A right code for an address with no account (yet): said once the code is proven, and the
+  // code still signs it up.
+  const std::string fresh = MailedCode(auth, "later@example.com", "sign-in");
+  const auto unknown = auth.Client().PostJson(
+      "/api/auth/email-otp/check-verification-otp",
+      R"({"email":"later@example.com","type":"sign-in","otp":)" + Quoted(fresh) + "}");
+  EXPECT_TRUE(IsAuthError(unknown, 400, "VALIDATION_ERROR", "USER_NOT_FOUND")) << unknown.body;
+  EXPECT_EQ(SignInWithCode(auth, "later@example.com", fresh).status, 200);
 }
 
 TEST(EmailOtp, ResetPasswordSetsANewPasswordAndEndsSessions) {
