@@ -16,9 +16,14 @@ namespace cairn::api {
 Status AddAuthRoutes(http::Router& router, auth::AuthService& auth, const SessionCookies& cookies);
 Status AddAuthAdminRoutes(http::Router& router, auth::AuthService& auth,
                           const SessionCookies& cookies);
+// Magic link and email OTP routes (auth_passwordless_api.cpp), for the strategies configured.
+Status AddAuthPasswordlessRoutes(http::Router& router, auth::AuthService& auth,
+                                 const SessionCookies& cookies);
 
 // The full paths of the routes that sign a browser in with a password (for the CSRF origin
 // check); none without the emailAndPassword strategy, since those routes do not exist then.
 std::vector<std::string> PasswordSignInPaths(const config::AuthConfig& config);
+// The same for magic links and email codes (the routes that mail or take a sign-in secret).
+std::vector<std::string> PasswordlessSignInPaths(const config::AuthConfig& config);
 
 }  // namespace cairn::api

@@ -52,6 +52,7 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
   if (parts.auth.service) {
     CAIRN_TRY(api::AddAuthRoutes(router, *parts.auth.service, *parts.auth.cookies));
     CAIRN_TRY(api::AddAuthAdminRoutes(router, *parts.auth.service, *parts.auth.cookies));
+    CAIRN_TRY(api::AddAuthPasswordlessRoutes(router, *parts.auth.service, *parts.auth.cookies));
     // Every route needs a session (D17), which exists only with auth.
     CAIRN_TRY(api::AddTablesRoutes(router, config, parts.access));
     std::function<std::int64_t()> storage_now = parts.options.storage_now_seconds;
@@ -150,8 +151,12 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
                      parts->auth.service->options().secret, parts->options.before_transform));
     std::vector<std::string> origins{api::OriginOf(bound.base_url)};
     for (const auto& origin : bound.trusted_origins) origins.push_back(api::OriginOf(origin));
-    middleware.push_back(std::make_shared<api::OriginCheck>(
-        std::move(origins), api::PasswordSignInPaths(*parts->options.config.auth)));
+    std::vector<std::string> sign_in_paths = api::PasswordSignInPaths(*parts->options.config.auth);
+    for (std::string& path : api::PasswordlessSignInPaths(*parts->options.config.auth)) {
+      sign_in_paths.push_back(std::move(path));
+    }
+    middleware.push_back(
+        std::make_shared<api::OriginCheck>(std::move(origins), std::move(sign_in_paths)));
     middleware.push_back(
         std::make_shared<api::SessionLayer>(*parts->auth.service, *parts->auth.cookies));
   }

@@ -148,8 +148,6 @@ void OAuthCredentials(const NotServedProbe& probe, std::vector<std::string>& whe
   }
 }
 
-constexpr std::string_view kMagicLink = "magicLink";
-constexpr std::string_view kEmailOtp = "emailOtp";
 constexpr std::string_view kOAuth = "oauth";
 constexpr std::string_view kTheme = "theme";
 constexpr std::string_view kLanguages = "languages";
@@ -166,10 +164,6 @@ constexpr std::string_view kStorageNeedsAuth =
 // docs/settings.md, and in tests/unit/app/not_served_test.cpp).
 constexpr NotServedEntry kTable[] = {
     {"buckets", kWarn, false, kStorageNeedsAuth, BucketsWithoutAuth},
-    {"auth.strategies[] magicLink", kWarn, false,
-     "the magicLink strategy: its sign-in routes do not exist", Strategy<kMagicLink>},
-    {"auth.strategies[] emailOtp", kWarn, false,
-     "the emailOtp strategy: its sign-in routes do not exist", Strategy<kEmailOtp>},
     {"auth.strategies[] oauth", kWarn, false,
      "the oauth strategy: sign-in/social and callback/{provider} do not exist", Strategy<kOAuth>},
     {"auth.twoFactor", kWarn, false, "two-factor authentication: its routes do not exist",

@@ -71,6 +71,21 @@ CREATE TABLE IF NOT EXISTS "_cairn_auth_verifications" (
 CREATE UNIQUE INDEX IF NOT EXISTS "_cairn_auth_verifications_token" ON "_cairn_auth_verifications" ("token_hash");
 CREATE INDEX IF NOT EXISTS "_cairn_auth_verifications_user" ON "_cairn_auth_verifications" ("user_id", "purpose");
 
+-- Magic links and email one-time codes (D19), keyed by address: the address may have no account
+-- yet. secret_hash is an HMAC of the link token or code under the auth secret.
+CREATE TABLE IF NOT EXISTS "_cairn_auth_email_codes" (
+  "id" TEXT PRIMARY KEY,
+  "purpose" TEXT NOT NULL,
+  "email" TEXT NOT NULL,
+  "secret_hash" TEXT NOT NULL,
+  "value" TEXT,
+  "attempts" INTEGER NOT NULL DEFAULT 0,
+  "expires_at" BIGINT NOT NULL,
+  "created_at" BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS "_cairn_auth_email_codes_email" ON "_cairn_auth_email_codes" ("email", "purpose");
+CREATE INDEX IF NOT EXISTS "_cairn_auth_email_codes_secret" ON "_cairn_auth_email_codes" ("secret_hash");
+
 CREATE TABLE IF NOT EXISTS "_cairn_secrets" (
   "name" TEXT PRIMARY KEY,
   "value" TEXT NOT NULL

@@ -7,6 +7,7 @@
 
 #include "activity/activity.hpp"
 #include "auth/auth_errors.hpp"
+#include "auth/email_code_store.hpp"
 #include "auth/limits.hpp"
 #include "auth/password.hpp"
 #include "auth/session_store.hpp"
@@ -245,8 +246,9 @@ Status AuthService::RevokeSessions(const Actor& actor, std::string_view user_id,
 
 Status AuthService::PurgeExpired() {
   next_purge_ms_ = time::NowMillis() + kPurgeIntervalMillis;
-  return WriteTransaction([&](db::Connection& connection) {
-    return DeleteExpiredSessions(connection, time::NowMillis());
+  return WriteTransaction([&](db::Connection& connection) -> Status {
+    CAIRN_TRY(DeleteExpiredSessions(connection, time::NowMillis()));
+    return DeleteExpiredEmailCodes(connection, time::NowMillis());
   });
 }
 

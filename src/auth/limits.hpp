@@ -25,6 +25,21 @@ inline constexpr std::int64_t kPurgeIntervalMillis = 60LL * 60 * 1000;
 // Email verification, password reset and email change links.
 inline constexpr std::int64_t kEmailTokenLifetimeMillis = 60LL * 60 * 1000;
 
+// Magic links and email one-time codes (D19): both live 5 minutes; a code has 6 digits and
+// allows 3 guesses, after which a new one must be asked for.
+inline constexpr std::int64_t kMagicLinkLifetimeMillis = 5LL * 60 * 1000;
+inline constexpr std::int64_t kEmailOtpLifetimeMillis = 5LL * 60 * 1000;
+inline constexpr int kEmailOtpDigits = 6;
+inline constexpr int kEmailOtpMaxAttempts = 3;
+// Per address the `one-time-code` rate-limit group applies (ratelimit/limits.hpp); per email
+// address, on top of it: at most this many codes or links mailed, and this many code guesses
+// (across codes), per kOneTimeCodeEmailWindowMillis. Anyone may ask for mail to any address,
+// so the first bounds mail to one inbox; the second bounds guesses at one account however many
+// client addresses the guesser has.
+inline constexpr std::int64_t kOneTimeCodeEmailWindowMillis = 15LL * 60 * 1000;
+inline constexpr int kOneTimeCodeMailsPerEmail = 5;
+inline constexpr int kOneTimeCodeGuessesPerEmail = 10;
+
 // Session tokens: 32 characters from [A-Za-z0-9] (190 bits), as Better Auth issues them.
 inline constexpr std::size_t kSessionTokenLength = 32;
 inline constexpr std::size_t kIdLength = 32;

@@ -6,7 +6,8 @@
 #
 # Starts `<cairn> serve` on a free port (--port 0, the port is read from its log) with a fresh
 # data directory and an admin from AUTH_ADMIN_EMAIL/AUTH_ADMIN_PASSWORD, waits for /api/health,
-# runs `node compat.mjs <base-url>`, stops the server and returns the script's exit status.
+# runs `node compat.mjs <base-url>` and then every other better_auth/*.mjs (they read mail from
+# CAIRN_OUTBOX_DIR), stops the server and returns the script's exit status.
 #
 # Backend: CAIRN_TEST_BACKEND=sqlite (default) or postgres. PostgreSQL needs
 # CAIRN_TEST_DATABASE_URL (scripts/with-postgres exports it); each run gets its own schema on that
@@ -141,6 +142,8 @@ description: The official Better Auth client against cairn
 auth:
   strategies:
     - type: emailAndPassword
+    - type: magicLink
+    - type: emailOtp
   allowSignUp: true
   defaultRole: member
 
@@ -199,10 +202,14 @@ fi
 
 echo "better-auth compat: cairn on $url ($backend), better-auth $installed_version, node $(node --version)"
 # In the background, so that a signal to this script runs the cleanup at once.
+# compat.mjs first, then every other *.mjs (one per plugin area), stopping at the first failure.
 (
-  cd "$package_dir" &&
-    exec env AUTH_ADMIN_EMAIL=admin@example.com AUTH_ADMIN_PASSWORD=admin-password-1 \
-      timeout -s KILL "$CLIENT_TIMEOUT" node compat.mjs "$url"
+  cd "$package_dir" || exit 1
+  for script in compat.mjs $(ls -- *.mjs | grep -vx compat.mjs | sort); do
+    env AUTH_ADMIN_EMAIL=admin@example.com AUTH_ADMIN_PASSWORD=admin-password-1 \
+      CAIRN_OUTBOX_DIR="$work/data/outbox" \
+      timeout -s KILL "$CLIENT_TIMEOUT" node "$script" "$url" || exit $?
+  done
 ) &
 client_pid=$!
 wait "$client_pid"
