@@ -71,6 +71,18 @@ CREATE TABLE IF NOT EXISTS "_cairn_auth_verifications" (
 CREATE UNIQUE INDEX IF NOT EXISTS "_cairn_auth_verifications_token" ON "_cairn_auth_verifications" ("token_hash");
 CREATE INDEX IF NOT EXISTS "_cairn_auth_verifications_user" ON "_cairn_auth_verifications" ("user_id", "purpose");
 
+-- Two-factor (D19): the TOTP secret and backup codes, sealed with a key derived from the auth
+-- secret (secret_box.hpp); last_totp_step refuses a code's second use on every node.
+CREATE TABLE IF NOT EXISTS "_cairn_auth_two_factor" (
+  "user_id" TEXT PRIMARY KEY REFERENCES "_cairn_auth_users" ("id") ON DELETE CASCADE,
+  "secret" TEXT NOT NULL,
+  "backup_codes" TEXT NOT NULL,
+  "verified" INTEGER NOT NULL DEFAULT 0,
+  "last_totp_step" BIGINT,
+  "created_at" BIGINT NOT NULL,
+  "updated_at" BIGINT NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS "_cairn_secrets" (
   "name" TEXT PRIMARY KEY,
   "value" TEXT NOT NULL

@@ -108,8 +108,7 @@ TEST(NotServed, EveryInertKeyAndSettingIsNamed) {
   const auto findings = FindNotServed(outcome.config->document, &env);
   EXPECT_THAT(
       Subjects(findings, NoticeKind::kNotServed),
-      ElementsAre("auth.strategies[1]", "auth.strategies[2]", "auth.strategies[3]",
-                  "auth.twoFactor", "analytics", "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET",
+      ElementsAre("auth.strategies[1]", "auth.strategies[2]", "auth.strategies[3]", "analytics", "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET",
                   "MY_IDP_CLIENT_ID", "ECO_RETENTION_PURGE_DAYS", "SCHEMA_EDIT_API_ENABLED"));
   EXPECT_THAT(Subjects(findings, NoticeKind::kNoBackendEffect),
               ElementsAre("theme", "languages", "components", "pages"));
@@ -210,8 +209,7 @@ TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
   }
   EXPECT_THAT(starts,
               ElementsAre("app.yaml:20: auth.strategies[1]", "app.yaml:21: auth.strategies[2]",
-                          "app.yaml:22: auth.strategies[3]", "app.yaml:24: auth.twoFactor",
-                          "app.yaml:29: analytics", "app.yaml:30: theme", "app.yaml:31: languages",
+                          "app.yaml:22: auth.strategies[3]", "app.yaml:29: analytics", "app.yaml:30: theme", "app.yaml:31: languages",
                           "app.yaml:32: components", "app.yaml:33: pages",
                           "ECO_RETENTION_PURGE_DAYS: accepted, not served by this build"));
 }
