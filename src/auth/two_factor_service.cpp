@@ -207,9 +207,7 @@ Status TwoFactorService::TurnOn(db::Connection& connection, const User& user,
                                 std::string_view method, const Actor& actor) {
   CAIRN_ASSIGN_OR_RETURN(User current, auth_.LoadUser(connection, user.id));
   if (current.two_factor_enabled) return {};
-  current.two_factor_enabled = true;
-  current.updated_at = time::NowMillis();
-  CAIRN_TRY(UpdateUser(connection, current));
+  CAIRN_TRY(SetTwoFactorEnabled(connection, user.id, true, time::NowMillis()));
   return AuthService::RecordEvent(connection, "two_factor_enabled", actor, {{"method", method}});
 }
 
@@ -380,9 +378,7 @@ Status TwoFactorService::Disable(const Caller& caller, std::string_view password
     // A device trusted to skip the second factor must not skip it once it is on again.
     CAIRN_TRY(DeleteVerificationsOfUser(connection, user.id, kTrustPurpose));
     if (!was_on) return {};
-    user.two_factor_enabled = false;
-    user.updated_at = time::NowMillis();
-    CAIRN_TRY(UpdateUser(connection, user));
+    CAIRN_TRY(SetTwoFactorEnabled(connection, user.id, false, time::NowMillis()));
     return AuthService::RecordEvent(connection, "two_factor_disabled", ActorOf(caller, client));
   });
 }

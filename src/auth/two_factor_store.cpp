@@ -2,6 +2,14 @@
 
 namespace cairn::auth {
 
+Status SetTwoFactorEnabled(db::Connection& connection, std::string_view user_id, bool enabled,
+                           std::int64_t now) {
+  CAIRN_TRY(connection.Execute(
+      R"(UPDATE "_cairn_auth_users" SET "two_factor_enabled" = ?, "updated_at" = ? WHERE "id" = ?)",
+      {static_cast<std::int64_t>(enabled), now, user_id}));
+  return {};
+}
+
 Result<std::optional<TwoFactorRow>> FindTwoFactor(db::Connection& connection,
                                                   std::string_view user_id) {
   std::optional<TwoFactorRow> found;

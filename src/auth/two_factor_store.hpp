@@ -18,6 +18,10 @@ struct TwoFactorRow {
   bool verified = false;     // a TOTP code has confirmed the secret
 };
 
+// The user's `two_factor_enabled` flag (what get-session shows and sign-in asks).
+Status SetTwoFactorEnabled(db::Connection& connection, std::string_view user_id, bool enabled,
+                           std::int64_t now);
+
 Result<std::optional<TwoFactorRow>> FindTwoFactor(db::Connection& connection,
                                                   std::string_view user_id);
 // A new, unverified secret and backup codes (replacing an unverified one).
