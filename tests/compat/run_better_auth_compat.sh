@@ -6,7 +6,8 @@
 #
 # Starts `<cairn> serve` on a free port (--port 0, the port is read from its log) with a fresh
 # data directory and an admin from AUTH_ADMIN_EMAIL/AUTH_ADMIN_PASSWORD, waits for /api/health,
-# runs `node compat.mjs <base-url>`, stops the server and returns the script's exit status.
+# runs `node compat.mjs <base-url>` and then every other *.mjs there (the plugins' flows, with
+# OUTBOX_DIR set to the server's outbox), stops the server and returns the scripts' exit status.
 #
 # Backend: CAIRN_TEST_BACKEND=sqlite (default) or postgres. PostgreSQL needs
 # CAIRN_TEST_DATABASE_URL (scripts/with-postgres exports it); each run gets its own schema on that
@@ -143,6 +144,7 @@ auth:
     - type: emailAndPassword
   allowSignUp: true
   defaultRole: member
+  twoFactor: true
 
 tables:
   - id: 1
@@ -201,8 +203,14 @@ echo "better-auth compat: cairn on $url ($backend), better-auth $installed_versi
 # In the background, so that a signal to this script runs the cleanup at once.
 (
   cd "$package_dir" &&
-    exec env AUTH_ADMIN_EMAIL=admin@example.com AUTH_ADMIN_PASSWORD=admin-password-1 \
-      timeout -s KILL "$CLIENT_TIMEOUT" node compat.mjs "$url"
+    env AUTH_ADMIN_EMAIL=admin@example.com AUTH_ADMIN_PASSWORD=admin-password-1 \
+      timeout -s KILL "$CLIENT_TIMEOUT" node compat.mjs "$url" &&
+    # Then each plugin's flows (two_factor.mjs, …), with the outbox their mail goes to.
+    for script in *.mjs; do
+      [[ "$script" == compat.mjs ]] && continue
+      env OUTBOX_DIR="$work/data/outbox" timeout -s KILL "$CLIENT_TIMEOUT" node "$script" "$url" ||
+        exit 1
+    done
 ) &
 client_pid=$!
 wait "$client_pid"
