@@ -192,10 +192,9 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
     auth::SecondFactorGate gate;
     if (two_factor_ != nullptr) gate = TwoFactorSignInGate(*two_factor_, auth_.codec(), request);
     CAIRN_ASSIGN_OR_RETURN(
-        auto result,
-        auth_.SignIn(RequiredString(body, "email"), RequiredString(body, "password"),
-                     Flag(body, "rememberMe", true), ClientOf(request), callback.value_or(""),
-                     gate));
+        auto result, auth_.SignIn(RequiredString(body, "email"), RequiredString(body, "password"),
+                                  Flag(body, "rememberMe", true), ClientOf(request),
+                                  callback.value_or(""), gate));
     if (result.two_factor_challenge) {
       return TwoFactorChallengeAnswer(*two_factor_, cookies_, result.user.id,
                                       *result.two_factor_challenge);

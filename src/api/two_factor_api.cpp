@@ -50,10 +50,11 @@ class TwoFactorRoutes : public std::enable_shared_from_this<TwoFactorRoutes> {
 
   Status Register(http::Router& router) {
     // Password checks are slow on purpose and mail takes time: those run on workers.
-    CAIRN_TRY(Add(router,
-                  Spec("POST", "two-factor/enable", "Start two-factor: a TOTP secret and backup codes",
-                       SessionUse::kRequired, kEnableBody, Execution::kWorker),
-                  &TwoFactorRoutes::Enable));
+    CAIRN_TRY(
+        Add(router,
+            Spec("POST", "two-factor/enable", "Start two-factor: a TOTP secret and backup codes",
+                 SessionUse::kRequired, kEnableBody, Execution::kWorker),
+            &TwoFactorRoutes::Enable));
     CAIRN_TRY(Add(router,
                   Spec("POST", "two-factor/disable", "Turn two-factor off", SessionUse::kRequired,
                        kPasswordBody, Execution::kWorker),
@@ -77,8 +78,8 @@ class TwoFactorRoutes : public std::enable_shared_from_this<TwoFactorRoutes> {
                        SessionUse::kOptional, kBackupCodeBody, Execution::kWorker),
                   &TwoFactorRoutes::VerifyBackupCode));
     CAIRN_TRY(Add(router,
-                  Spec("POST", "two-factor/send-otp", "Mail a one-time code",
-                       SessionUse::kOptional, nullptr, Execution::kWorker),
+                  Spec("POST", "two-factor/send-otp", "Mail a one-time code", SessionUse::kOptional,
+                       nullptr, Execution::kWorker),
                   &TwoFactorRoutes::SendOtp));
     return Add(router,
                Spec("POST", "two-factor/verify-otp", "Verify a mailed one-time code",
@@ -96,9 +97,8 @@ class TwoFactorRoutes : public std::enable_shared_from_this<TwoFactorRoutes> {
 
   Result<auth::TwoFactorSubject> SubjectOf(const Request& request) {
     const auto challenge = SignedCookie(codec_, request, kTwoFactorCookie);
-    return two_factor_.Subject(CallerOf(request), challenge
-                                                      ? std::optional<std::string_view>(*challenge)
-                                                      : std::nullopt);
+    return two_factor_.Subject(
+        CallerOf(request), challenge ? std::optional<std::string_view>(*challenge) : std::nullopt);
   }
 
   // {token, user}; on the sign-in path also the session cookie, the end of the challenge
@@ -119,8 +119,7 @@ class TwoFactorRoutes : public std::enable_shared_from_this<TwoFactorRoutes> {
       cookies_.Clear(response, kTwoFactorCookie);
     }
     if (passed.trusted_device) {
-      cookies_.SetSigned(response, kTrustDeviceCookie, *passed.trusted_device,
-                         kTrustCookieSeconds);
+      cookies_.SetSigned(response, kTrustDeviceCookie, *passed.trusted_device, kTrustCookieSeconds);
     }
     return response;
   }
@@ -155,8 +154,9 @@ class TwoFactorRoutes : public std::enable_shared_from_this<TwoFactorRoutes> {
   }
 
   Result<Response> GetTotpUri(Request& request) {
-    CAIRN_ASSIGN_OR_RETURN(auto uri, two_factor_.TotpUri(RequireCaller(request),
-                                                         RequiredString(Body(request), "password")));
+    CAIRN_ASSIGN_OR_RETURN(
+        auto uri,
+        two_factor_.TotpUri(RequireCaller(request), RequiredString(Body(request), "password")));
     std::string out = R"({"totpURI":)";
     json::AppendString(out, uri);
     out.push_back('}');
@@ -164,9 +164,9 @@ class TwoFactorRoutes : public std::enable_shared_from_this<TwoFactorRoutes> {
   }
 
   Result<Response> GenerateBackupCodes(Request& request) {
-    CAIRN_ASSIGN_OR_RETURN(auto codes,
-                           two_factor_.RegenerateBackupCodes(
-                               RequireCaller(request), RequiredString(Body(request), "password")));
+    CAIRN_ASSIGN_OR_RETURN(
+        auto codes, two_factor_.RegenerateBackupCodes(RequireCaller(request),
+                                                      RequiredString(Body(request), "password")));
     std::string out = R"({"status":true,"backupCodes":)";
     AppendStrings(out, codes);
     out.push_back('}');
@@ -176,10 +176,9 @@ class TwoFactorRoutes : public std::enable_shared_from_this<TwoFactorRoutes> {
   Result<Response> VerifyTotp(Request& request) {
     CAIRN_ASSIGN_OR_RETURN(auto subject, SubjectOf(request));
     const auto& body = Body(request);
-    CAIRN_ASSIGN_OR_RETURN(auto passed,
-                           two_factor_.VerifyTotp(subject, RequiredString(body, "code"),
-                                                  Flag(body, "trustDevice", false),
-                                                  ClientOf(request)));
+    CAIRN_ASSIGN_OR_RETURN(
+        auto passed, two_factor_.VerifyTotp(subject, RequiredString(body, "code"),
+                                            Flag(body, "trustDevice", false), ClientOf(request)));
     return Passed(passed);
   }
 
@@ -187,10 +186,9 @@ class TwoFactorRoutes : public std::enable_shared_from_this<TwoFactorRoutes> {
     CAIRN_ASSIGN_OR_RETURN(auto subject, SubjectOf(request));
     const auto& body = Body(request);
     CAIRN_ASSIGN_OR_RETURN(
-        auto passed, two_factor_.VerifyBackupCode(subject, RequiredString(body, "code"),
-                                                  Flag(body, "trustDevice", false),
-                                                  !Flag(body, "disableSession", false),
-                                                  ClientOf(request)));
+        auto passed, two_factor_.VerifyBackupCode(
+                         subject, RequiredString(body, "code"), Flag(body, "trustDevice", false),
+                         !Flag(body, "disableSession", false), ClientOf(request)));
     return Passed(passed);
   }
 
@@ -203,10 +201,9 @@ class TwoFactorRoutes : public std::enable_shared_from_this<TwoFactorRoutes> {
   Result<Response> VerifyOtp(Request& request) {
     CAIRN_ASSIGN_OR_RETURN(auto subject, SubjectOf(request));
     const auto& body = Body(request);
-    CAIRN_ASSIGN_OR_RETURN(auto passed,
-                           two_factor_.VerifyOtp(subject, RequiredString(body, "code"),
-                                                 Flag(body, "trustDevice", false),
-                                                 ClientOf(request)));
+    CAIRN_ASSIGN_OR_RETURN(
+        auto passed, two_factor_.VerifyOtp(subject, RequiredString(body, "code"),
+                                           Flag(body, "trustDevice", false), ClientOf(request)));
     return Passed(passed);
   }
 

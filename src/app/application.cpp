@@ -54,8 +54,8 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
     CAIRN_TRY(api::AddAuthRoutes(router, *parts.auth.service, *parts.auth.cookies,
                                  parts.auth.two_factor.get()));
     if (parts.auth.two_factor) {
-      CAIRN_TRY(api::AddTwoFactorRoutes(router, *parts.auth.two_factor,
-                                        parts.auth.service->codec(), *parts.auth.cookies));
+      CAIRN_TRY(api::AddTwoFactorRoutes(router, *parts.auth.two_factor, parts.auth.service->codec(),
+                                        *parts.auth.cookies));
     }
     CAIRN_TRY(api::AddAuthAdminRoutes(router, *parts.auth.service, *parts.auth.cookies));
     // Every route needs a session (D17), which exists only with auth.

@@ -179,9 +179,9 @@ Status TwoFactorService::CountGuess(const TwoFactorSubject& subject, const Clien
     hit("2fa-code-address:" + client.ip_address, kCodeGuessesPerAddress);
   }
   if (retry_after == 0) return {};
-  Error error = TwoFactorError(ErrorCode::kRateLimited, "RATE_LIMITED",
-                               "Too many code attempts, retry in " + std::to_string(retry_after) +
-                                   " s");
+  Error error =
+      TwoFactorError(ErrorCode::kRateLimited, "RATE_LIMITED",
+                     "Too many code attempts, retry in " + std::to_string(retry_after) + " s");
   error.retry_after_seconds = retry_after;
   return error;
 }
@@ -222,12 +222,13 @@ Result<std::optional<std::string>> TwoFactorService::GateSignIn(
     const std::size_t bang = trust_cookie->find('!');
     if (bang != std::string_view::npos) {
       const std::string_view trust_id = trust_cookie->substr(bang + 1);
-      if (crypto::ConstantTimeEquals(trust_cookie->substr(0, bang), TrustToken(user.id, trust_id))) {
+      if (crypto::ConstantTimeEquals(trust_cookie->substr(0, bang),
+                                     TrustToken(user.id, trust_id))) {
         std::optional<Verification> found;
         CAIRN_TRY(
             database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
-              CAIRN_ASSIGN_OR_RETURN(found,
-                                     FindVerification(connection, SessionTokenCodec::Hash(trust_id)));
+              CAIRN_ASSIGN_OR_RETURN(
+                  found, FindVerification(connection, SessionTokenCodec::Hash(trust_id)));
               return {};
             }));
         if (found && found->purpose == kTrustPurpose && found->user_id == user.id &&
@@ -261,12 +262,14 @@ Result<std::vector<std::string>> TwoFactorService::Methods(std::string_view user
 
 Result<TwoFactorSubject> TwoFactorService::Subject(const Caller* caller,
                                                    std::optional<std::string_view> challenge) {
-  if (caller != nullptr) return TwoFactorSubject{caller->user, caller, {}, caller->session.remember};
+  if (caller != nullptr)
+    return TwoFactorSubject{caller->user, caller, {}, caller->session.remember};
   if (!challenge) return InvalidTwoFactorCookie();
   std::optional<Verification> found;
   std::optional<User> user;
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
-    CAIRN_ASSIGN_OR_RETURN(found, FindVerification(connection, SessionTokenCodec::Hash(*challenge)));
+    CAIRN_ASSIGN_OR_RETURN(found,
+                           FindVerification(connection, SessionTokenCodec::Hash(*challenge)));
     if (found) {
       CAIRN_ASSIGN_OR_RETURN(user, FindUserById(connection, found->user_id));
     }
@@ -281,7 +284,8 @@ Result<TwoFactorSubject> TwoFactorService::Subject(const Caller* caller,
   subject.challenge = std::string(*challenge);
   subject.remember = found->value.starts_with("1:");
   // A malformed count ends the challenge at the next attempt rather than granting more.
-  const int attempts = found->value.size() > 2 ? SplitCount(found->value.substr(2) + ":").first : -1;
+  const int attempts =
+      found->value.size() > 2 ? SplitCount(found->value.substr(2) + ":").first : -1;
   subject.attempts = attempts < 0 ? kTwoFactorAttemptsPerChallenge : attempts;
   return subject;
 }
@@ -299,8 +303,8 @@ Result<SecondFactorPassed> TwoFactorService::Pass(const TwoFactorSubject& subjec
   CAIRN_TRY(auth_.WriteTransaction([&](db::Connection& connection) -> Status {
     const std::int64_t now = time::NowMillis();
     // Consumed here, once: of concurrent verifications, only one signs in.
-    CAIRN_ASSIGN_OR_RETURN(auto found,
-                           ConsumeVerification(connection, SessionTokenCodec::Hash(subject.challenge)));
+    CAIRN_ASSIGN_OR_RETURN(
+        auto found, ConsumeVerification(connection, SessionTokenCodec::Hash(subject.challenge)));
     valid = found && found->purpose == kChallengePurpose && found->user_id == subject.user.id &&
             found->expires_at > now;
     if (!valid) return {};
@@ -308,11 +312,12 @@ Result<SecondFactorPassed> TwoFactorService::Pass(const TwoFactorSubject& subjec
                            auth_.CreateSession(connection, subject.user, client, subject.remember));
     passed.session = std::move(issued);
     if (trust_device) {
-      const std::string trust_id = "trust-device-" + crypto::RandomAlphanumeric(kSessionTokenLength);
-      CAIRN_TRY(InsertVerification(connection, SessionTokenCodec::Hash(trust_id),
-                                   {std::string(kTrustPurpose), subject.user.id, {},
-                                    now + kTrustDeviceLifetimeMillis},
-                                   now));
+      const std::string trust_id =
+          "trust-device-" + crypto::RandomAlphanumeric(kSessionTokenLength);
+      CAIRN_TRY(InsertVerification(
+          connection, SessionTokenCodec::Hash(trust_id),
+          {std::string(kTrustPurpose), subject.user.id, {}, now + kTrustDeviceLifetimeMillis},
+          now));
       passed.trusted_device = TrustToken(subject.user.id, trust_id) + "!" + trust_id;
     }
     return AuthService::RecordEvent(
@@ -350,8 +355,9 @@ Result<TwoFactorService::Enrolment> TwoFactorService::Enable(
 Status TwoFactorService::EnableOtp(const Caller& caller, std::string_view password,
                                    const ClientInfo& client) {
   CAIRN_TRY(CheckPassword(caller.user, password));
-  return auth_.WriteTransaction(
-      [&](db::Connection& connection) { return TurnOn(connection, caller.user, "otp", ActorOf(caller, client)); });
+  return auth_.WriteTransaction([&](db::Connection& connection) {
+    return TurnOn(connection, caller.user, "otp", ActorOf(caller, client));
+  });
 }
 
 Result<std::string> TwoFactorService::TotpUri(const Caller& caller, std::string_view password) {
@@ -394,9 +400,9 @@ Result<std::vector<std::string>> TwoFactorService::RegenerateBackupCodes(
     CAIRN_ASSIGN_OR_RETURN(auto row, FindTwoFactor(connection, caller.user.id));
     found = row.has_value();
     if (!found) return {};
-    CAIRN_ASSIGN_OR_RETURN(bool replaced, ReplaceBackupCodes(connection, caller.user.id,
-                                                             row->backup_codes, sealed,
-                                                             time::NowMillis()));
+    CAIRN_ASSIGN_OR_RETURN(bool replaced,
+                           ReplaceBackupCodes(connection, caller.user.id, row->backup_codes, sealed,
+                                              time::NowMillis()));
     (void)replaced;  // the row was read in this transaction: it matches
     return {};
   }));
@@ -473,9 +479,9 @@ Result<SecondFactorPassed> TwoFactorService::VerifyBackupCode(const TwoFactorSub
   const std::string remaining = SealBackupCodes(codes);
   bool replaced = false;
   CAIRN_TRY(auth_.WriteTransaction([&](db::Connection& connection) -> Status {
-    CAIRN_ASSIGN_OR_RETURN(replaced, ReplaceBackupCodes(connection, subject.user.id,
-                                                        row->backup_codes, remaining,
-                                                        time::NowMillis()));
+    CAIRN_ASSIGN_OR_RETURN(
+        replaced, ReplaceBackupCodes(connection, subject.user.id, row->backup_codes, remaining,
+                                     time::NowMillis()));
     return {};
   }));
   // Another request changed the codes in between (perhaps using this very code).

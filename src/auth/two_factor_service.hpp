@@ -41,7 +41,7 @@ struct TwoFactorSubject {
 // A verified second factor.
 struct SecondFactorPassed {
   User user;
-  std::optional<std::string> token;  // the session's token (new on the sign-in path)
+  std::optional<std::string> token;      // the session's token (new on the sign-in path)
   std::optional<IssuedSession> session;  // set when the verification signed the user in
   // `<hmac>!<id>` for the trust_device cookie, when the device was trusted.
   std::optional<std::string> trusted_device;
@@ -62,8 +62,7 @@ class TwoFactorService {
   Result<std::vector<std::string>> Methods(std::string_view user_id);
   // The signed-in caller, else the live challenge `challenge` names; 401
   // INVALID_TWO_FACTOR_COOKIE otherwise.
-  Result<TwoFactorSubject> Subject(const Caller* caller,
-                                   std::optional<std::string_view> challenge);
+  Result<TwoFactorSubject> Subject(const Caller* caller, std::optional<std::string_view> challenge);
 
   // --- Setup (signed in; each needs the password) -----------------------------------------------
   struct Enrolment {

@@ -45,13 +45,13 @@ Status MarkTwoFactorVerified(db::Connection& connection, std::string_view user_i
 }
 
 Status DeleteTwoFactor(db::Connection& connection, std::string_view user_id) {
-  CAIRN_TRY(connection.Execute(R"(DELETE FROM "_cairn_auth_two_factor" WHERE "user_id" = ?)",
-                               {user_id}));
+  CAIRN_TRY(
+      connection.Execute(R"(DELETE FROM "_cairn_auth_two_factor" WHERE "user_id" = ?)", {user_id}));
   return {};
 }
 
-Result<bool> ClaimTotpStep(db::Connection& connection, std::string_view user_id,
-                           std::int64_t step, std::int64_t now) {
+Result<bool> ClaimTotpStep(db::Connection& connection, std::string_view user_id, std::int64_t step,
+                           std::int64_t now) {
   bool claimed = false;
   CAIRN_TRY(connection.Execute(
       R"(UPDATE "_cairn_auth_two_factor" SET "last_totp_step" = ?, "updated_at" = ? )"

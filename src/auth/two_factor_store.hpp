@@ -32,8 +32,8 @@ Status MarkTwoFactorVerified(db::Connection& connection, std::string_view user_i
 Status DeleteTwoFactor(db::Connection& connection, std::string_view user_id);
 // Claims a TOTP step for the user: true when no code of this or a later step was accepted yet.
 // One conditional UPDATE, so of two nodes that accept the same code only one succeeds.
-Result<bool> ClaimTotpStep(db::Connection& connection, std::string_view user_id,
-                           std::int64_t step, std::int64_t now);
+Result<bool> ClaimTotpStep(db::Connection& connection, std::string_view user_id, std::int64_t step,
+                           std::int64_t now);
 // Replaces the sealed backup codes when they are still `expected` (compare and set): true when
 // replaced, so a backup code is used once even by concurrent requests.
 Result<bool> ReplaceBackupCodes(db::Connection& connection, std::string_view user_id,

@@ -91,12 +91,13 @@ class TwoFactorTest : public ::testing::Test {
   }
 
   static std::string Code(const Enrolled& enrolled, std::int64_t steps_ahead) {
-    return auth::totp::Hotp(enrolled.key,
-                            static_cast<std::uint64_t>(CurrentStep() + steps_ahead));
+    return auth::totp::Hotp(enrolled.key, static_cast<std::uint64_t>(CurrentStep() + steps_ahead));
   }
 
   // Lets the user's next code be any code of the window again (tests that verify many times).
-  void ForgetUsedSteps() { auth_.Execute(R"(UPDATE "_cairn_auth_two_factor" SET "last_totp_step" = NULL)"); }
+  void ForgetUsedSteps() {
+    auth_.Execute(R"(UPDATE "_cairn_auth_two_factor" SET "last_totp_step" = NULL)");
+  }
 
   // Signs in with the password and expects the challenge; returns the challenge cookie.
   std::string Challenge(const Account& account, const Headers& headers = {}) {
@@ -143,9 +144,9 @@ TEST(TwoFactorConfig, RoutesExistOnlyWithTwoFactorOn) {
 
 TEST_F(TwoFactorTest, EnableAnswersUriAndTenBackupCodesAndStoresThemSealed) {
   const Account a = auth_.NewAccount("enable@example.com");
-  EXPECT_TRUE(IsAuthError(auth_.Client().PostJson("/api/auth/two-factor/enable",
-                                                  R"({"password":"correct horse 1"})"),
-                          401, "UNAUTHORIZED", ""));
+  EXPECT_TRUE(IsAuthError(
+      auth_.Client().PostJson("/api/auth/two-factor/enable", R"({"password":"correct horse 1"})"),
+      401, "UNAUTHORIZED", ""));
   EXPECT_TRUE(IsAuthError(
       auth_.PostAs(a.token, "/api/auth/two-factor/enable", R"({"password":"wrong horse 1"})"), 400,
       "VALIDATION_ERROR", "INVALID_PASSWORD"));
@@ -194,9 +195,9 @@ TEST_F(TwoFactorTest, EnableAnswersUriAndTenBackupCodesAndStoresThemSealed) {
 TEST_F(TwoFactorTest, AFirstCodeTurnsItOnAndIsRecorded) {
   const Account a = auth_.NewAccount("confirm@example.com");
   const Enrolled enrolled = Enable(a);
-  EXPECT_TRUE(IsAuthError(auth_.PostAs(a.token, "/api/auth/two-factor/verify-totp",
-                                       R"({"code":"000000x"})"),
-                          401, "UNAUTHORIZED", "INVALID_CODE"));
+  EXPECT_TRUE(IsAuthError(
+      auth_.PostAs(a.token, "/api/auth/two-factor/verify-totp", R"({"code":"000000x"})"), 401,
+      "UNAUTHORIZED", "INVALID_CODE"));
   const std::string code = Code(enrolled, 0);
   const auto result =
       auth_.PostAs(a.token, "/api/auth/two-factor/verify-totp", R"({"code":")" + code + R"("})");
@@ -226,9 +227,9 @@ TEST_F(TwoFactorTest, GetTotpUriNeedsTheSecretAndThePassword) {
                                        R"({"password":"correct horse 1"})"),
                           400, "VALIDATION_ERROR", "TOTP_NOT_ENABLED"));
   const Enrolled enrolled = Enable(a);
-  EXPECT_TRUE(IsAuthError(auth_.PostAs(a.token, "/api/auth/two-factor/get-totp-uri",
-                                       R"({"password":"wrong horse 1"})"),
-                          400, "VALIDATION_ERROR", "INVALID_PASSWORD"));
+  EXPECT_TRUE(IsAuthError(
+      auth_.PostAs(a.token, "/api/auth/two-factor/get-totp-uri", R"({"password":"wrong horse 1"})"),
+      400, "VALIDATION_ERROR", "INVALID_PASSWORD"));
   const auto result = auth_.PostAs(a.token, "/api/auth/two-factor/get-totp-uri",
                                    R"({"password":"correct horse 1"})");
   ASSERT_EQ(result.status, 200) << result.body;
@@ -240,8 +241,8 @@ TEST_F(TwoFactorTest, DisableNeedsThePasswordAndEndsTheChallenge) {
   const Account a = auth_.NewAccount("disable@example.com");
   EnableAndConfirm(a);
   EXPECT_TRUE(IsAuthError(
-      auth_.PostAs(a.token, "/api/auth/two-factor/disable", R"({"password":"wrong horse 1"})"),
-      400, "VALIDATION_ERROR", "INVALID_PASSWORD"));
+      auth_.PostAs(a.token, "/api/auth/two-factor/disable", R"({"password":"wrong horse 1"})"), 400,
+      "VALIDATION_ERROR", "INVALID_PASSWORD"));
   const auto result =
       auth_.PostAs(a.token, "/api/auth/two-factor/disable", R"({"password":"correct horse 1"})");
   ASSERT_EQ(result.status, 200) << result.body;
@@ -279,16 +280,16 @@ TEST_F(TwoFactorTest, SignInAsksForTheSecondFactorBeforeAnySession) {
   EXPECT_EQ(Events("sign_in", a), sign_ins);
 
   // No cookie, a forged one, a wrong code: refused, still no session.
-  EXPECT_TRUE(IsAuthError(Post("/api/auth/two-factor/verify-totp",
-                               R"({"code":")" + Code(enrolled, 1) + R"("})", {}),
-                          401, "UNAUTHORIZED", "INVALID_TWO_FACTOR_COOKIE"));
+  EXPECT_TRUE(IsAuthError(
+      Post("/api/auth/two-factor/verify-totp", R"({"code":")" + Code(enrolled, 1) + R"("})", {}),
+      401, "UNAUTHORIZED", "INVALID_TWO_FACTOR_COOKIE"));
   const std::string value = challenge.substr(0, challenge.find('.'));
   EXPECT_TRUE(IsAuthError(PostWithChallenge(value + ".AAAA", "/api/auth/two-factor/verify-totp",
                                             R"({"code":")" + Code(enrolled, 1) + R"("})"),
                           401, "UNAUTHORIZED", "INVALID_TWO_FACTOR_COOKIE"));
-  EXPECT_TRUE(IsAuthError(PostWithChallenge(challenge, "/api/auth/two-factor/verify-totp",
-                                            R"({"code":"123456"})"),
-                          401, "UNAUTHORIZED", "INVALID_CODE"));
+  EXPECT_TRUE(IsAuthError(
+      PostWithChallenge(challenge, "/api/auth/two-factor/verify-totp", R"({"code":"123456"})"), 401,
+      "UNAUTHORIZED", "INVALID_CODE"));
   EXPECT_EQ(SessionsOf(a), sessions);
 
   // The right code (the next step: this one was used to confirm) signs in.
@@ -314,9 +315,9 @@ TEST_F(TwoFactorTest, SignInAsksForTheSecondFactorBeforeAnySession) {
                                             R"({"code":")" + code + R"("})"),
                           401, "UNAUTHORIZED", "INVALID_TWO_FACTOR_COOKIE"));
   const std::string again = Challenge(a);
-  EXPECT_TRUE(IsAuthError(PostWithChallenge(again, "/api/auth/two-factor/verify-totp",
-                                            R"({"code":")" + code + R"("})"),
-                          401, "UNAUTHORIZED", "INVALID_CODE"));
+  EXPECT_TRUE(IsAuthError(
+      PostWithChallenge(again, "/api/auth/two-factor/verify-totp", R"({"code":")" + code + R"("})"),
+      401, "UNAUTHORIZED", "INVALID_CODE"));
 }
 
 TEST_F(TwoFactorTest, ChallengeEndsAfterFiveWrongCodes) {
@@ -325,9 +326,9 @@ TEST_F(TwoFactorTest, ChallengeEndsAfterFiveWrongCodes) {
   ForgetUsedSteps();
   const std::string challenge = Challenge(a);
   for (int i = 0; i < 5; ++i) {
-    EXPECT_TRUE(IsAuthError(PostWithChallenge(challenge, "/api/auth/two-factor/verify-totp",
-                                              R"({"code":"999999"})"),
-                            401, "UNAUTHORIZED", "INVALID_CODE"));
+    EXPECT_TRUE(IsAuthError(
+        PostWithChallenge(challenge, "/api/auth/two-factor/verify-totp", R"({"code":"999999"})"),
+        401, "UNAUTHORIZED", "INVALID_CODE"));
   }
   EXPECT_TRUE(IsAuthError(PostWithChallenge(challenge, "/api/auth/two-factor/verify-totp",
                                             R"({"code":")" + Code(enrolled, 0) + R"("})"),
@@ -377,14 +378,14 @@ TEST_F(TwoFactorTest, ATrustedDeviceSkipsTheChallenge) {
   Challenge(b, trusted);
   std::string tampered = trust;
   tampered[0] = tampered[0] == 'A' ? 'B' : 'A';
-  Challenge(a, {{"Cookie", std::string(kTrustCookie) + "=" + tampered},
-                {"Origin", auth_.Origin()}});
+  Challenge(a,
+            {{"Cookie", std::string(kTrustCookie) + "=" + tampered}, {"Origin", auth_.Origin()}});
 
   // Turning two-factor off forgets the device: on again, it is challenged.
-  ASSERT_EQ(auth_.PostAs(a.token, "/api/auth/two-factor/disable",
-                         R"({"password":"correct horse 1"})")
-                .status,
-            200);
+  ASSERT_EQ(
+      auth_.PostAs(a.token, "/api/auth/two-factor/disable", R"({"password":"correct horse 1"})")
+          .status,
+      200);
   EXPECT_EQ(auth_.Count(R"(SELECT COUNT(*) FROM "_cairn_auth_verifications" )"
                         R"(WHERE "purpose" = 'trust-device' AND "user_id" = ?)",
                         {std::string_view(a.user_id)}),
@@ -435,8 +436,8 @@ TEST_F(TwoFactorTest, NewBackupCodesReplaceTheOldOnes) {
   const auto& fresh = body.at("backupCodes").as_array();
   ASSERT_EQ(fresh.size(), 10u);
   const std::string new_code(fresh[0].as_string());
-  const std::string stored = auth_.Scalar(R"(SELECT "backup_codes" FROM "_cairn_auth_two_factor")")
-                                 .value_or("");
+  const std::string stored =
+      auth_.Scalar(R"(SELECT "backup_codes" FROM "_cairn_auth_two_factor")").value_or("");
   EXPECT_EQ(stored.find(new_code), std::string::npos);
   EXPECT_TRUE(IsAuthError(PostWithChallenge(Challenge(a), "/api/auth/two-factor/verify-backup-code",
                                             R"({"code":")" + enrolled.backup_codes[0] + R"("})"),
@@ -468,8 +469,9 @@ TEST_F(TwoFactorTest, AMailedCodeSignsInOnce) {
   ASSERT_TRUE(std::regex_search(mail.text, match, std::regex("\\b([0-9]{6})\\b"))) << mail.text;
   const std::string code = match[1];
   // Stored sealed, not in clear.
-  const std::string stored = auth_.Scalar(R"(SELECT "value" FROM "_cairn_auth_verifications" )"
-                                          R"(WHERE "purpose" = 'two-factor-otp')")
+  const std::string stored = auth_
+                                 .Scalar(R"(SELECT "value" FROM "_cairn_auth_verifications" )"
+                                         R"(WHERE "purpose" = 'two-factor-otp')")
                                  .value_or("");
   EXPECT_EQ(stored.find(code), std::string::npos);
 
@@ -522,10 +524,10 @@ TEST_F(TwoFactorTest, OtpMethodTurnsItOnWithoutAnAuthenticator) {
   EXPECT_EQ(challenged.Json(),
             boost::json::parse(R"({"twoFactorRedirect":true,"twoFactorMethods":["otp"]})"));
   // No authenticator secret: TOTP cannot answer the challenge.
-  EXPECT_TRUE(IsAuthError(PostWithChallenge(CookieSet(challenged, kTwoFactorCookie).value(),
-                                            "/api/auth/two-factor/verify-totp",
-                                            R"({"code":"123456"})"),
-                          400, "VALIDATION_ERROR", "TOTP_NOT_ENABLED"));
+  EXPECT_TRUE(
+      IsAuthError(PostWithChallenge(CookieSet(challenged, kTwoFactorCookie).value(),
+                                    "/api/auth/two-factor/verify-totp", R"({"code":"123456"})"),
+                  400, "VALIDATION_ERROR", "TOTP_NOT_ENABLED"));
 }
 
 // --- Replay across nodes ------------------------------------------------------------------------
@@ -581,8 +583,9 @@ TEST_F(TwoFactorLimitTest, CodeGuessesAreLimitedPerUserAndPerAddress) {
   EXPECT_TRUE(IsAuthError(limited, 429, "RATE_LIMITED", "RATE_LIMITED"));
   EXPECT_FALSE(limited.Header("retry-after").empty());
   // Backup codes and mailed codes count against the same limit.
-  EXPECT_EQ(auth_.PostAs(a.token, "/api/auth/two-factor/verify-backup-code",
-                         R"({"code":")" + enrolled.backup_codes[0] + R"("})")
+  EXPECT_EQ(auth_
+                .PostAs(a.token, "/api/auth/two-factor/verify-backup-code",
+                        R"({"code":")" + enrolled.backup_codes[0] + R"("})")
                 .status,
             429);
   EXPECT_EQ(auth_.PostAs(a.token, "/api/auth/two-factor/verify-otp", R"({"code":"123456"})").status,

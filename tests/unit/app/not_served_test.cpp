@@ -108,8 +108,9 @@ TEST(NotServed, EveryInertKeyAndSettingIsNamed) {
   const auto findings = FindNotServed(outcome.config->document, &env);
   EXPECT_THAT(
       Subjects(findings, NoticeKind::kNotServed),
-      ElementsAre("auth.strategies[1]", "auth.strategies[2]", "auth.strategies[3]", "analytics", "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET",
-                  "MY_IDP_CLIENT_ID", "ECO_RETENTION_PURGE_DAYS", "SCHEMA_EDIT_API_ENABLED"));
+      ElementsAre("auth.strategies[1]", "auth.strategies[2]", "auth.strategies[3]", "analytics",
+                  "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET", "MY_IDP_CLIENT_ID",
+                  "ECO_RETENTION_PURGE_DAYS", "SCHEMA_EDIT_API_ENABLED"));
   EXPECT_THAT(Subjects(findings, NoticeKind::kNoBackendEffect),
               ElementsAre("theme", "languages", "components", "pages"));
 }
@@ -207,11 +208,12 @@ TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
   for (const NotServedLine& line : NotServedReport(outcome, &env)) {
     starts.push_back(line.text.substr(0, line.text.find(": ", line.text.find(": ") + 2)));
   }
-  EXPECT_THAT(starts,
-              ElementsAre("app.yaml:20: auth.strategies[1]", "app.yaml:21: auth.strategies[2]",
-                          "app.yaml:22: auth.strategies[3]", "app.yaml:29: analytics", "app.yaml:30: theme", "app.yaml:31: languages",
-                          "app.yaml:32: components", "app.yaml:33: pages",
-                          "ECO_RETENTION_PURGE_DAYS: accepted, not served by this build"));
+  EXPECT_THAT(
+      starts,
+      ElementsAre("app.yaml:20: auth.strategies[1]", "app.yaml:21: auth.strategies[2]",
+                  "app.yaml:22: auth.strategies[3]", "app.yaml:29: analytics", "app.yaml:30: theme",
+                  "app.yaml:31: languages", "app.yaml:32: components", "app.yaml:33: pages",
+                  "ECO_RETENTION_PURGE_DAYS: accepted, not served by this build"));
 }
 
 }  // namespace
