@@ -23,35 +23,32 @@ constexpr std::string_view kOtpPurpose = "two-factor-otp";
 // Keeps the derived key apart from any other use of the auth secret.
 constexpr std::string_view kSealPurpose = "two-factor";
 
-Error TwoFactorError(ErrorCode code, std::string_view reason, std::string_view message) {
-  return AuthError(code, reason, message);
-}
 Error InvalidTwoFactorCookie() {
-  return TwoFactorError(ErrorCode::kUnauthorized, "INVALID_TWO_FACTOR_COOKIE",
-                        "Invalid two factor cookie");
+  return AuthError(ErrorCode::kUnauthorized, "INVALID_TWO_FACTOR_COOKIE",
+                   "Invalid two factor cookie");
 }
 Error InvalidCode() {
-  return TwoFactorError(ErrorCode::kUnauthorized, "INVALID_CODE", "Invalid code");
+  return AuthError(ErrorCode::kUnauthorized, "INVALID_CODE", "Invalid code");
 }
 Error TotpNotEnabled() {
-  return TwoFactorError(ErrorCode::kValidation, "TOTP_NOT_ENABLED", "TOTP not enabled");
+  return AuthError(ErrorCode::kValidation, "TOTP_NOT_ENABLED", "TOTP not enabled");
 }
 Error TwoFactorNotEnabled() {
-  return TwoFactorError(ErrorCode::kValidation, "TWO_FACTOR_NOT_ENABLED",
-                        "Two factor isn't enabled");
+  return AuthError(ErrorCode::kValidation, "TWO_FACTOR_NOT_ENABLED", "Two factor isn't enabled");
 }
 Error TooManyAttempts() {
-  return TwoFactorError(ErrorCode::kValidation, "TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE",
-                        "Too many attempts. Please request a new code.");
+  return AuthError(ErrorCode::kValidation, "TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE",
+                   "Too many attempts. Please request a new code.");
 }
 Error SealBroken() {
   // Only a changed AUTH_SECRET (or an altered row) gets here; the client cannot fix it.
   return Error::Internal("a sealed two-factor value cannot be opened: was AUTH_SECRET changed?");
 }
 
-// "<remember>:<attempts>", the value of a challenge row.
+// "<attempts>:<remember 0|1>", the value of a challenge row (a mailed code's is
+// "<attempts>:<sealed code>").
 std::string ChallengeValue(bool remember, int attempts) {
-  return std::string(remember ? "1" : "0") + ":" + std::to_string(attempts);
+  return std::to_string(attempts) + ":" + (remember ? "1" : "0");
 }
 
 // A leading count before ':' and the rest ("3:abc" → 3, "abc"); count -1 when malformed.
@@ -179,9 +176,8 @@ Status TwoFactorService::CountGuess(const TwoFactorSubject& subject, const Clien
     hit("2fa-code-address:" + client.ip_address, kCodeGuessesPerAddress);
   }
   if (retry_after == 0) return {};
-  Error error =
-      TwoFactorError(ErrorCode::kRateLimited, "RATE_LIMITED",
-                     "Too many code attempts, retry in " + std::to_string(retry_after) + " s");
+  Error error = AuthError(ErrorCode::kRateLimited, "RATE_LIMITED",
+                          "Too many code attempts, retry in " + std::to_string(retry_after) + " s");
   error.retry_after_seconds = retry_after;
   return error;
 }
@@ -279,13 +275,12 @@ Result<TwoFactorSubject> TwoFactorService::Subject(const Caller* caller,
       found->expires_at <= time::NowMillis()) {
     return InvalidTwoFactorCookie();
   }
+  const auto [attempts, remember] = SplitCount(found->value);
   TwoFactorSubject subject;
   subject.user = std::move(*user);
   subject.challenge = std::string(*challenge);
-  subject.remember = found->value.starts_with("1:");
+  subject.remember = remember == "1";
   // A malformed count ends the challenge at the next attempt rather than granting more.
-  const int attempts =
-      found->value.size() > 2 ? SplitCount(found->value.substr(2) + ":").first : -1;
   subject.attempts = attempts < 0 ? kTwoFactorAttemptsPerChallenge : attempts;
   return subject;
 }
@@ -346,8 +341,7 @@ Result<TwoFactorService::Enrolment> TwoFactorService::Enable(
     return PutTwoFactor(connection, caller.user.id, row, time::NowMillis());
   }));
   if (already) {
-    return TwoFactorError(ErrorCode::kValidation, "TOTP_ALREADY_ENABLED",
-                          "TOTP is already enabled");
+    return AuthError(ErrorCode::kValidation, "TOTP_ALREADY_ENABLED", "TOTP is already enabled");
   }
   return enrolment;
 }
@@ -403,7 +397,8 @@ Result<std::vector<std::string>> TwoFactorService::RegenerateBackupCodes(
     CAIRN_ASSIGN_OR_RETURN(bool replaced,
                            ReplaceBackupCodes(connection, caller.user.id, row->backup_codes, sealed,
                                               time::NowMillis()));
-    (void)replaced;  // the row was read in this transaction: it matches
+    // Read in this transaction: it could only differ under a concurrent change.
+    if (!replaced) return Error::Conflict("Backup codes changed meanwhile; try again.");
     return {};
   }));
   if (!found) return TwoFactorNotEnabled();
@@ -459,8 +454,8 @@ Result<SecondFactorPassed> TwoFactorService::VerifyBackupCode(const TwoFactorSub
     return {};
   }));
   if (!row) {
-    return TwoFactorError(ErrorCode::kValidation, "BACKUP_CODES_NOT_ENABLED",
-                          "Backup codes aren't enabled");
+    return AuthError(ErrorCode::kValidation, "BACKUP_CODES_NOT_ENABLED",
+                     "Backup codes aren't enabled");
   }
   CAIRN_TRY(BeforeAttempt(subject));
   CAIRN_ASSIGN_OR_RETURN(std::vector<std::string> codes, OpenBackupCodes(row->backup_codes));
@@ -470,7 +465,7 @@ Result<SecondFactorPassed> TwoFactorService::VerifyBackupCode(const TwoFactorSub
     if (crypto::ConstantTimeEquals(codes[i], code)) match = i;
   }
   const Error invalid =
-      TwoFactorError(ErrorCode::kUnauthorized, "INVALID_BACKUP_CODE", "Invalid backup code");
+      AuthError(ErrorCode::kUnauthorized, "INVALID_BACKUP_CODE", "Invalid backup code");
   if (!match) {
     CAIRN_TRY(RecordWrongAttempt(subject));
     return invalid;
@@ -555,7 +550,7 @@ Result<SecondFactorPassed> TwoFactorService::VerifyOtp(const TwoFactorSubject& s
   }));
   switch (outcome) {
     case Outcome::kExpired:
-      return TwoFactorError(ErrorCode::kValidation, "OTP_HAS_EXPIRED", "OTP has expired");
+      return AuthError(ErrorCode::kValidation, "OTP_HAS_EXPIRED", "OTP has expired");
     case Outcome::kTooMany:
       return TooManyAttempts();
     case Outcome::kWrong:

@@ -394,6 +394,47 @@ TEST_F(TwoFactorTest, ATrustedDeviceSkipsTheChallenge) {
   Challenge(a, trusted);
 }
 
+TEST_F(TwoFactorTest, VerifyRoutesNeedASessionOrAChallenge) {
+  for (const char* path : {"verify-totp", "verify-backup-code", "verify-otp"}) {
+    EXPECT_TRUE(IsAuthError(
+        auth_.Client().PostJson(std::string("/api/auth/two-factor/") + path, R"({"code":"1"})"),
+        401, "UNAUTHORIZED", "INVALID_TWO_FACTOR_COOKIE"))
+        << path;
+  }
+  EXPECT_TRUE(IsAuthError(auth_.Client().PostJson("/api/auth/two-factor/send-otp", "{}"), 401,
+                          "UNAUTHORIZED", "INVALID_TWO_FACTOR_COOKIE"));
+  for (const char* path : {"disable", "generate-backup-codes"}) {
+    EXPECT_EQ(auth_.Client()
+                  .PostJson(std::string("/api/auth/two-factor/") + path,
+                            R"({"password":"correct horse 1"})")
+                  .status,
+              401)
+        << path;
+  }
+  // A code must be a string.
+  const Account a = auth_.NewAccount("types@example.com");
+  EXPECT_TRUE(
+      IsAuthError(auth_.PostAs(a.token, "/api/auth/two-factor/verify-totp", R"({"code":123456})"),
+                  400, "VALIDATION_ERROR", ""));
+}
+
+TEST_F(TwoFactorTest, TheSessionAfterTheChallengeKeepsRememberMe) {
+  const Account a = auth_.NewAccount("remember@example.com");
+  const Enrolled enrolled = EnableAndConfirm(a);
+  const auto result = auth_.SignIn(a.email, a.password, R"("rememberMe":false)");
+  const std::string challenge = CookieSet(result, kTwoFactorCookie).value();
+  const auto passed = PostWithChallenge(challenge, "/api/auth/two-factor/verify-totp",
+                                        R"({"code":")" + Code(enrolled, 1) + R"("})");
+  ASSERT_EQ(passed.status, 200) << passed.body;
+  const auto cookie = passed.SetCookie(kSessionCookieName);
+  ASSERT_TRUE(cookie.has_value());
+  EXPECT_EQ(cookie->find("Max-Age"), std::string::npos) << *cookie;  // a browser-session cookie
+  EXPECT_EQ(auth_.Count(R"(SELECT COUNT(*) FROM "_cairn_auth_sessions" WHERE "user_id" = ? )"
+                        R"(AND "remember" = 0)",
+                        {std::string_view(a.user_id)}),
+            1);
+}
+
 // --- Backup codes -------------------------------------------------------------------------------
 
 TEST_F(TwoFactorTest, BackupCodesSignInOnceEach) {
@@ -417,6 +458,25 @@ TEST_F(TwoFactorTest, BackupCodesSignInOnceEach) {
                               R"({"code":")" + enrolled.backup_codes[4] + R"("})")
                 .status,
             200);
+}
+
+TEST_F(TwoFactorTest, DisableSessionChecksABackupCodeWithoutSigningIn) {
+  const Account a = auth_.NewAccount("check-only@example.com");
+  const Enrolled enrolled = EnableAndConfirm(a);
+  const std::string challenge = Challenge(a);
+  const std::int64_t sessions = SessionsOf(a);
+  const auto checked =
+      PostWithChallenge(challenge, "/api/auth/two-factor/verify-backup-code",
+                        R"({"code":")" + enrolled.backup_codes[0] + R"(","disableSession":true})");
+  ASSERT_EQ(checked.status, 200) << checked.body;
+  EXPECT_FALSE(checked.Json().as_object().contains("token")) << checked.body;
+  EXPECT_EQ(checked.Json().at("user").at("id"), boost::json::value(a.user_id));
+  EXPECT_FALSE(checked.SetCookie(kSessionCookieName).has_value());
+  EXPECT_EQ(SessionsOf(a), sessions);
+  // The code is spent all the same.
+  EXPECT_TRUE(IsAuthError(PostWithChallenge(challenge, "/api/auth/two-factor/verify-backup-code",
+                                            R"({"code":")" + enrolled.backup_codes[0] + R"("})"),
+                          401, "UNAUTHORIZED", "INVALID_BACKUP_CODE"));
 }
 
 TEST_F(TwoFactorTest, NewBackupCodesReplaceTheOldOnes) {
@@ -511,6 +571,21 @@ TEST_F(TwoFactorTest, AMailedCodeAllowsFiveWrongGuesses) {
   EXPECT_TRUE(IsAuthError(PostWithChallenge(challenge, "/api/auth/two-factor/verify-otp",
                                             R"({"code":")" + code + R"("})"),
                           400, "VALIDATION_ERROR", "TOO_MANY_ATTEMPTS_REQUEST_NEW_CODE"));
+}
+
+TEST_F(TwoFactorTest, AMailedCodeVerifiedWhileSignedInTurnsItOn) {
+  const Account a = auth_.NewAccount("otp-session@example.com");
+  ASSERT_EQ(auth_.PostAs(a.token, "/api/auth/two-factor/send-otp").status, 200);
+  std::smatch match;
+  const std::string text = auth_.LastMail().text;
+  ASSERT_TRUE(std::regex_search(text, match, std::regex("\\b([0-9]{6})\\b")));
+  const auto result = auth_.PostAs(a.token, "/api/auth/two-factor/verify-otp",
+                                   R"({"code":")" + std::string(match[1]) + R"("})");
+  ASSERT_EQ(result.status, 200) << result.body;
+  EXPECT_EQ(result.Json().at("token"), boost::json::value(a.token));
+  EXPECT_EQ(result.Json().at("user").at("twoFactorEnabled"), true);
+  EXPECT_EQ(Events("two_factor_enabled", a), 1);
+  EXPECT_EQ(auth_.SignIn(a.email, a.password).Json().at("twoFactorRedirect"), true);
 }
 
 TEST_F(TwoFactorTest, OtpMethodTurnsItOnWithoutAnAuthenticator) {
