@@ -200,24 +200,24 @@ if [[ -z "$healthy" ]]; then
 fi
 
 echo "better-auth compat: cairn on $url ($backend), better-auth $installed_version, node $(node --version)"
-# In the background, so that a signal to this script runs the cleanup at once.
+# In the background, so that a signal to this script runs the cleanup at once. compat.mjs first,
+# then each plugin's flows (two_factor.mjs, …) with the outbox their mail goes to; `timeout`
+# passes a signal on to its whole process group, so no node process outlives the run.
 (
   cd "$package_dir" &&
-    env AUTH_ADMIN_EMAIL=admin@example.com AUTH_ADMIN_PASSWORD=admin-password-1 \
-      timeout -s KILL "$CLIENT_TIMEOUT" node compat.mjs "$url" &&
-    # Then each plugin's flows (two_factor.mjs, …), with the outbox their mail goes to.
-    for script in *.mjs; do
-      [[ "$script" == compat.mjs ]] && continue
-      env OUTBOX_DIR="$work/data/outbox" timeout -s KILL "$CLIENT_TIMEOUT" node "$script" "$url" ||
-        exit 1
-    done
+    exec env AUTH_ADMIN_EMAIL=admin@example.com AUTH_ADMIN_PASSWORD=admin-password-1 \
+      OUTBOX_DIR="$work/data/outbox" timeout -s KILL "$CLIENT_TIMEOUT" bash -c '
+        node compat.mjs "$1" || exit
+        for script in *.mjs; do
+          [[ "$script" == compat.mjs ]] || node "$script" "$1" || exit
+        done' run-clients "$url"
 ) &
 client_pid=$!
 wait "$client_pid"
 status=$?
 client_pid=""
 if ((status == 137)); then
-  echo "better-auth compat: compat.mjs did not finish within ${CLIENT_TIMEOUT} s" >&2
+  echo "better-auth compat: the clients did not finish within ${CLIENT_TIMEOUT} s" >&2
 fi
 if ! kill -0 "$server_pid" 2>/dev/null; then
   echo "better-auth compat: the server died during the run" >&2
