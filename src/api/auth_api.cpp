@@ -189,15 +189,17 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
       CAIRN_TRY(auth::CheckCallbackUrl(*callback, auth_.options().base_url, "callbackURL"));
     }
     // With two-factor on, a user who needs a second factor gets a challenge, not a session.
+    std::optional<TwoFactorSignIn> two_factor;
     auth::SecondFactorGate gate;
-    if (two_factor_ != nullptr) gate = TwoFactorSignInGate(*two_factor_, auth_.codec(), request);
+    if (two_factor_ != nullptr) {
+      gate = two_factor.emplace(*two_factor_, auth_.codec(), cookies_, request).Gate();
+    }
     CAIRN_ASSIGN_OR_RETURN(
         auto result, auth_.SignIn(RequiredString(body, "email"), RequiredString(body, "password"),
                                   Flag(body, "rememberMe", true), ClientOf(request),
                                   callback.value_or(""), gate));
     if (result.two_factor_challenge) {
-      return TwoFactorChallengeAnswer(*two_factor_, cookies_, result.user.id,
-                                      *result.two_factor_challenge);
+      return two_factor->ChallengeAnswer(result.user.id, *result.two_factor_challenge);
     }
     // Better Auth sends `url` only with a callbackURL.
     std::string prefix = callback ? R"({"redirect":true,"url":)" : R"({"redirect":false)";
@@ -205,6 +207,7 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
     prefix.push_back(',');
     Response response = SessionIssued(result.user, result.session, prefix);
     if (callback) response.SetHeader("Location", *callback);
+    if (two_factor) two_factor->Finish(response);
     return response;
   }
 

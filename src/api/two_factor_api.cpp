@@ -219,27 +219,35 @@ Status AddTwoFactorRoutes(http::Router& router, auth::TwoFactorService& two_fact
   return std::make_shared<TwoFactorRoutes>(two_factor, codec, cookies)->Register(router);
 }
 
-auth::SecondFactorGate TwoFactorSignInGate(auth::TwoFactorService& two_factor,
-                                           const auth::SessionTokenCodec& codec,
-                                           const http::Request& request) {
-  return [&two_factor, &codec, &request](const auth::User& user, bool remember) {
-    const auto trust = SignedCookie(codec, request, kTrustDeviceCookie);
-    return two_factor.GateSignIn(user, remember,
-                                 trust ? std::optional<std::string_view>(*trust) : std::nullopt);
+auth::SecondFactorGate TwoFactorSignIn::Gate() {
+  return [this](const auth::User& user, bool remember) -> Result<std::optional<std::string>> {
+    const auto trust = SignedCookie(codec_, request_, kTrustDeviceCookie);
+    CAIRN_ASSIGN_OR_RETURN(
+        outcome_,
+        two_factor_.GateSignIn(user, remember,
+                               trust ? std::optional<std::string_view>(*trust) : std::nullopt));
+    return outcome_.challenge;
   };
 }
 
-Result<http::Response> TwoFactorChallengeAnswer(auth::TwoFactorService& two_factor,
-                                                const SessionCookies& cookies,
-                                                std::string_view user_id,
-                                                std::string_view challenge) {
-  CAIRN_ASSIGN_OR_RETURN(auto methods, two_factor.Methods(user_id));
+Result<http::Response> TwoFactorSignIn::ChallengeAnswer(std::string_view user_id,
+                                                        std::string_view challenge) const {
+  CAIRN_ASSIGN_OR_RETURN(auto methods, two_factor_.Methods(user_id));
   std::string out = R"({"twoFactorRedirect":true,"twoFactorMethods":)";
   AppendStrings(out, methods);
   out.push_back('}');
   Response response = Json(std::move(out));
-  cookies.SetSigned(response, kTwoFactorCookie, challenge, kChallengeCookieSeconds);
+  cookies_.SetSigned(response, kTwoFactorCookie, challenge, kChallengeCookieSeconds);
+  Finish(response);
   return response;
+}
+
+void TwoFactorSignIn::Finish(http::Response& response) const {
+  if (outcome_.trusted_device) {
+    cookies_.SetSigned(response, kTrustDeviceCookie, *outcome_.trusted_device, kTrustCookieSeconds);
+  } else if (outcome_.forget_trust_cookie) {
+    cookies_.Clear(response, kTrustDeviceCookie);
+  }
 }
 
 }  // namespace cairn::api

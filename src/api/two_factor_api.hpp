@@ -1,7 +1,6 @@
 // /api/auth/two-factor/*: Better Auth's twoFactor plugin routes (D19) over
-// auth::TwoFactorService, registered only with `auth.twoFactor: true`; plus the two pieces that
-// sign-in (auth_api.cpp) uses: the gate that opens a challenge instead of a session, and the
-// challenge's answer.
+// auth::TwoFactorService, registered only with `auth.twoFactor: true`; plus TwoFactorSignIn, what
+// password sign-in (auth_api.cpp) does about the second factor.
 #pragma once
 
 #include <string_view>
@@ -22,15 +21,30 @@ inline constexpr std::string_view kTrustDeviceCookie = "better-auth.trust_device
 Status AddTwoFactorRoutes(http::Router& router, auth::TwoFactorService& two_factor,
                           const auth::SessionTokenCodec& codec, const SessionCookies& cookies);
 
-// For sign-in: asks `two_factor` whether this request's user needs a second factor (its
-// trust_device cookie may say no). `request` must outlive the gate's use.
-auth::SecondFactorGate TwoFactorSignInGate(auth::TwoFactorService& two_factor,
-                                           const auth::SessionTokenCodec& codec,
-                                           const http::Request& request);
-// `{twoFactorRedirect: true, twoFactorMethods}` and the signed two_factor cookie; no session.
-Result<http::Response> TwoFactorChallengeAnswer(auth::TwoFactorService& two_factor,
-                                                const SessionCookies& cookies,
-                                                std::string_view user_id,
-                                                std::string_view challenge);
+// Two-factor's part in one password sign-in (auth_api.cpp): the gate that opens a challenge
+// instead of a session, the challenge's answer, and the trusted device's renewed cookie.
+class TwoFactorSignIn {
+ public:
+  // All four must outlive this object.
+  TwoFactorSignIn(auth::TwoFactorService& two_factor, const auth::SessionTokenCodec& codec,
+                  const SessionCookies& cookies, const http::Request& request)
+      : two_factor_(two_factor), codec_(codec), cookies_(cookies), request_(request) {}
+
+  // For AuthService::SignIn; it records the outcome here, so it must not outlive this object.
+  auth::SecondFactorGate Gate();
+  // `{twoFactorRedirect: true, twoFactorMethods}` and the signed two_factor cookie; no session.
+  Result<http::Response> ChallengeAnswer(std::string_view user_id,
+                                         std::string_view challenge) const;
+  // Sets the trusted device's renewed cookie on a sign-in's answer, or clears one that no
+  // longer counts.
+  void Finish(http::Response& response) const;
+
+ private:
+  auth::TwoFactorService& two_factor_;
+  const auth::SessionTokenCodec& codec_;
+  const SessionCookies& cookies_;
+  const http::Request& request_;
+  auth::SignInGateOutcome outcome_;
+};
 
 }  // namespace cairn::api

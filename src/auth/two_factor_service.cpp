@@ -209,30 +209,45 @@ Status TwoFactorService::TurnOn(db::Connection& connection, const User& user,
 
 // --- Sign-in ------------------------------------------------------------------------------------
 
-Result<std::optional<std::string>> TwoFactorService::GateSignIn(
+Result<std::string> TwoFactorService::NewTrustedDevice(db::Connection& connection,
+                                                       std::string_view user_id,
+                                                       std::int64_t now) const {
+  const std::string trust_id = "trust-device-" + crypto::RandomAlphanumeric(kSessionTokenLength);
+  CAIRN_TRY(InsertVerification(
+      connection, SessionTokenCodec::Hash(trust_id),
+      {std::string(kTrustPurpose), std::string(user_id), {}, now + kTrustDeviceLifetimeMillis},
+      now));
+  return TrustToken(user_id, trust_id) + "!" + trust_id;
+}
+
+Result<SignInGateOutcome> TwoFactorService::GateSignIn(
     const User& user, bool remember, std::optional<std::string_view> trust_cookie) {
-  if (!user.two_factor_enabled) return std::optional<std::string>();
+  SignInGateOutcome outcome;
+  if (!user.two_factor_enabled) return outcome;
   const std::int64_t now = time::NowMillis();
   if (trust_cookie) {
     // `<hmac>!<id>`: the HMAC binds the device to this user, the row keeps it revocable.
     const std::size_t bang = trust_cookie->find('!');
-    if (bang != std::string_view::npos) {
-      const std::string_view trust_id = trust_cookie->substr(bang + 1);
-      if (crypto::ConstantTimeEquals(trust_cookie->substr(0, bang),
-                                     TrustToken(user.id, trust_id))) {
-        std::optional<Verification> found;
-        CAIRN_TRY(
-            database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
-              CAIRN_ASSIGN_OR_RETURN(
-                  found, FindVerification(connection, SessionTokenCodec::Hash(trust_id)));
-              return {};
-            }));
+    const std::string_view trust_id =
+        bang == std::string_view::npos ? std::string_view() : trust_cookie->substr(bang + 1);
+    if (!trust_id.empty() &&
+        crypto::ConstantTimeEquals(trust_cookie->substr(0, bang), TrustToken(user.id, trust_id))) {
+      // Each trusted sign-in swaps the device's row for a new one, 30 days from now (as Better
+      // Auth refreshes it); of two sign-ins with one cookie, only one finds the old row.
+      CAIRN_TRY(auth_.WriteTransaction([&](db::Connection& connection) -> Status {
+        outcome.trusted_device.reset();
+        CAIRN_ASSIGN_OR_RETURN(auto found,
+                               ConsumeVerification(connection, SessionTokenCodec::Hash(trust_id)));
         if (found && found->purpose == kTrustPurpose && found->user_id == user.id &&
             found->expires_at > now) {
-          return std::optional<std::string>();
+          CAIRN_ASSIGN_OR_RETURN(outcome.trusted_device,
+                                 NewTrustedDevice(connection, user.id, now));
         }
-      }
+        return {};
+      }));
+      if (outcome.trusted_device) return outcome;
     }
+    outcome.forget_trust_cookie = true;  // it no longer counts: the browser may drop it
   }
   std::string challenge = "2fa-" + crypto::RandomAlphanumeric(kSessionTokenLength);
   CAIRN_TRY(auth_.WriteTransaction([&](db::Connection& connection) {
@@ -241,7 +256,8 @@ Result<std::optional<std::string>> TwoFactorService::GateSignIn(
                                now + kTwoFactorChallengeLifetimeMillis},
                               now);
   }));
-  return std::optional<std::string>(std::move(challenge));
+  outcome.challenge = std::move(challenge);
+  return outcome;
 }
 
 Result<std::vector<std::string>> TwoFactorService::Methods(std::string_view user_id) {
@@ -307,13 +323,8 @@ Result<SecondFactorPassed> TwoFactorService::Pass(const TwoFactorSubject& subjec
                            auth_.CreateSession(connection, subject.user, client, subject.remember));
     passed.session = std::move(issued);
     if (trust_device) {
-      const std::string trust_id =
-          "trust-device-" + crypto::RandomAlphanumeric(kSessionTokenLength);
-      CAIRN_TRY(InsertVerification(
-          connection, SessionTokenCodec::Hash(trust_id),
-          {std::string(kTrustPurpose), subject.user.id, {}, now + kTrustDeviceLifetimeMillis},
-          now));
-      passed.trusted_device = TrustToken(subject.user.id, trust_id) + "!" + trust_id;
+      CAIRN_ASSIGN_OR_RETURN(passed.trusted_device,
+                             NewTrustedDevice(connection, subject.user.id, now));
     }
     return AuthService::RecordEvent(
         connection, "sign_in", Actor{subject.user.id, std::nullopt, client},

@@ -47,17 +47,25 @@ struct SecondFactorPassed {
   std::optional<std::string> trusted_device;
 };
 
+// What sign-in does about the second factor.
+struct SignInGateOutcome {
+  std::optional<std::string> challenge;  // a challenge was opened: no session yet
+  // A trusted device signs in: the renewed `<hmac>!<id>` for its trust_device cookie.
+  std::optional<std::string> trusted_device;
+  bool forget_trust_cookie = false;  // the presented trust cookie no longer counts
+};
+
 class TwoFactorService {
  public:
   TwoFactorService(AuthService& auth, db::Database& database, std::shared_ptr<mail::Mailer> mailer,
                    TwoFactorOptions options);
 
   // --- Sign-in ----------------------------------------------------------------------------------
-  // After the password: nullopt when the user may sign in now (two-factor off, or
-  // `trust_cookie` names a live trusted device of this user), else the identifier of a new
-  // challenge (for the two_factor cookie).
-  Result<std::optional<std::string>> GateSignIn(const User& user, bool remember,
-                                                std::optional<std::string_view> trust_cookie);
+  // After the password: no challenge when the user may sign in now (two-factor off, or
+  // `trust_cookie` names a live trusted device of this user, which is then renewed), else the
+  // identifier of a new challenge (for the two_factor cookie).
+  Result<SignInGateOutcome> GateSignIn(const User& user, bool remember,
+                                       std::optional<std::string_view> trust_cookie);
   // The methods a challenge may use: "totp" when a verified secret exists, and "otp".
   Result<std::vector<std::string>> Methods(std::string_view user_id);
   // The signed-in caller, else the live challenge `challenge` names; 401
@@ -105,6 +113,9 @@ class TwoFactorService {
   Status TurnOn(db::Connection& connection, const User& user, std::string_view method,
                 const Actor& actor);
   std::string TrustToken(std::string_view user_id, std::string_view trust_id) const;
+  // A trusted-device row for 30 days; its cookie value.
+  Result<std::string> NewTrustedDevice(db::Connection& connection, std::string_view user_id,
+                                       std::int64_t now) const;
   std::string OtpKey(const TwoFactorSubject& subject) const;
   std::vector<std::string> NewBackupCodes() const;
   Result<std::vector<std::string>> OpenBackupCodes(std::string_view sealed) const;

@@ -368,18 +368,33 @@ TEST_F(TwoFactorTest, ATrustedDeviceSkipsTheChallenge) {
                         {std::string_view(a.user_id)}),
             1);
 
-  const Headers trusted{{"Cookie", std::string(kTrustCookie) + "=" + trust},
-                        {"Origin", auth_.Origin()}};
-  const auto direct = auth_.SignIn(a.email, a.password, "", trusted);
+  const auto trusted = [&](const std::string& cookie) {
+    return Headers{{"Cookie", std::string(kTrustCookie) + "=" + cookie},
+                   {"Origin", auth_.Origin()}};
+  };
+  const auto direct = auth_.SignIn(a.email, a.password, "", trusted(trust));
   ASSERT_EQ(direct.status, 200) << direct.body;
   EXPECT_TRUE(direct.Json().as_object().contains("token")) << direct.body;
   EXPECT_TRUE(direct.SetCookie(kSessionCookieName).has_value());
+  // Each trusted sign-in renews the cookie (30 days from now); the old one stops counting.
+  std::string renewed = CookieSet(direct, kTrustCookie).value_or("");
+  EXPECT_FALSE(renewed.empty());
+  EXPECT_NE(renewed, trust);
+  EXPECT_EQ(auth_.Count(R"(SELECT COUNT(*) FROM "_cairn_auth_verifications" )"
+                        R"(WHERE "purpose" = 'trust-device' AND "user_id" = ?)",
+                        {std::string_view(a.user_id)}),
+            1);
+  const auto stale = auth_.SignIn(a.email, a.password, "", trusted(trust));
+  EXPECT_EQ(stale.Json().at("twoFactorRedirect"), true) << stale.body;
+  EXPECT_EQ(CookieSet(stale, kTrustCookie), "");  // the browser is told to drop it
+  const auto again = auth_.SignIn(a.email, a.password, "", trusted(renewed));
+  ASSERT_TRUE(again.Json().as_object().contains("token")) << again.body;
+  renewed = CookieSet(again, kTrustCookie).value_or("");
   // The cookie is bound to its user, and its signature to the server.
-  Challenge(b, trusted);
-  std::string tampered = trust;
+  Challenge(b, trusted(renewed));
+  std::string tampered = renewed;
   tampered[0] = tampered[0] == 'A' ? 'B' : 'A';
-  Challenge(a,
-            {{"Cookie", std::string(kTrustCookie) + "=" + tampered}, {"Origin", auth_.Origin()}});
+  Challenge(a, trusted(tampered));
 
   // Turning two-factor off forgets the device: on again, it is challenged.
   ASSERT_EQ(
@@ -391,7 +406,7 @@ TEST_F(TwoFactorTest, ATrustedDeviceSkipsTheChallenge) {
                         {std::string_view(a.user_id)}),
             0);
   EnableAndConfirm(a);
-  Challenge(a, trusted);
+  Challenge(a, trusted(renewed));
 }
 
 TEST_F(TwoFactorTest, VerifyRoutesNeedASessionOrAChallenge) {
