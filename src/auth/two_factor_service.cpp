@@ -1,5 +1,7 @@
 #include "auth/two_factor_service.hpp"
 
+#include <algorithm>
+
 #include <boost/json.hpp>
 
 #include "auth/auth_errors.hpp"
