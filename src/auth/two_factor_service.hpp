@@ -1,6 +1,7 @@
 // Two-factor authentication (D19), Better Auth's twoFactor plugin without HTTP types: TOTP
 // (RFC 6238) with backup codes, one-time codes by mail, the sign-in challenge and trusted
-// devices. api/two_factor_api.cpp maps the wire format onto it.
+// devices. api/two_factor_api.cpp maps the wire format onto it. Setup lives in
+// two_factor_service.cpp, sign-in and the code checks in two_factor_sign_in.cpp.
 //
 // Who proves a second factor is either a signed-in user (setting it up, or re-checking) or
 // someone who passed the password and holds a sign-in challenge: then no session exists until
