@@ -8,12 +8,15 @@
 
 #include "api/session_layer.hpp"
 #include "auth/auth_service.hpp"
+#include "auth/two_factor_service.hpp"
 #include "common/result.hpp"
 #include "http/router.hpp"
 
 namespace cairn::api {
 
-Status AddAuthRoutes(http::Router& router, auth::AuthService& auth, const SessionCookies& cookies);
+// `two_factor` (null unless `auth.twoFactor: true`) puts the second factor into sign-in.
+Status AddAuthRoutes(http::Router& router, auth::AuthService& auth, const SessionCookies& cookies,
+                     auth::TwoFactorService* two_factor = nullptr);
 Status AddAuthAdminRoutes(http::Router& router, auth::AuthService& auth,
                           const SessionCookies& cookies);
 // Magic link and email OTP routes (auth_passwordless_api.cpp), for the strategies configured.

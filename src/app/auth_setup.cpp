@@ -57,6 +57,22 @@ Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& 
   return parts;
 }
 
+Status SetUpTwoFactor(const Settings& settings, db::Database& database, std::string issuer,
+                      AuthParts& parts) {
+  auth::TwoFactorOptions options;
+  options.issuer = std::move(issuer);
+  if (!settings.rate_limit_disabled) {
+    if (database.dialect().shared_server()) {
+      CAIRN_ASSIGN_OR_RETURN(options.limiter, ratelimit::MakeDatabaseRateLimiter(database));
+    } else {
+      options.limiter = ratelimit::MakeMemoryRateLimiter();
+    }
+  }
+  parts.two_factor = std::make_unique<auth::TwoFactorService>(*parts.service, database,
+                                                              parts.mailer, std::move(options));
+  return {};
+}
+
 Status EnsureFirstAdmin(const Settings& settings, auth::AuthService& auth) {
   if (settings.admin_email.empty()) return {};
   CAIRN_ASSIGN_OR_RETURN(

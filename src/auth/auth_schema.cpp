@@ -85,6 +85,17 @@ CREATE TABLE IF NOT EXISTS "_cairn_auth_email_codes" (
 );
 CREATE UNIQUE INDEX IF NOT EXISTS "_cairn_auth_email_codes_email" ON "_cairn_auth_email_codes" ("email", "purpose");
 CREATE INDEX IF NOT EXISTS "_cairn_auth_email_codes_secret" ON "_cairn_auth_email_codes" ("secret_hash");
+-- Two-factor (D19): the TOTP secret and backup codes, sealed with a key derived from the auth
+-- secret (secret_box.hpp); last_totp_step refuses a code's second use on every node.
+CREATE TABLE IF NOT EXISTS "_cairn_auth_two_factor" (
+  "user_id" TEXT PRIMARY KEY REFERENCES "_cairn_auth_users" ("id") ON DELETE CASCADE,
+  "secret" TEXT NOT NULL,
+  "backup_codes" TEXT NOT NULL,
+  "verified" INTEGER NOT NULL DEFAULT 0,
+  "last_totp_step" BIGINT,
+  "created_at" BIGINT NOT NULL,
+  "updated_at" BIGINT NOT NULL
+);
 
 CREATE TABLE IF NOT EXISTS "_cairn_secrets" (
   "name" TEXT PRIMARY KEY,

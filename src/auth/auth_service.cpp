@@ -329,7 +329,8 @@ Result<SignUpResult> AuthService::SignUp(const SignUpInput& input, const ClientI
 Result<AuthService::SignInResult> AuthService::SignIn(std::string_view email_input,
                                                       std::string_view password, bool remember,
                                                       const ClientInfo& client,
-                                                      std::string_view callback_url) {
+                                                      std::string_view callback_url,
+                                                      const SecondFactorGate& gate) {
   const std::string email = NormalizeEmail(email_input);
   if (email.empty()) return FieldFailure("INVALID_EMAIL", "email", "Invalid email");
   if (PasswordLength(password) > options_.config.max_password_length) {
@@ -355,7 +356,11 @@ Result<AuthService::SignInResult> AuthService::SignIn(std::string_view email_inp
     CAIRN_TRY(SendTokenMail(*user, "verify-email", {}, user->email, callback_url));
     return AuthError(ErrorCode::kForbidden, "EMAIL_NOT_VERIFIED", "Email not verified");
   }
-  SignInResult result{std::move(*user), {}};
+  if (gate) {
+    CAIRN_ASSIGN_OR_RETURN(auto challenge, gate(*user, remember));
+    if (challenge) return SignInResult{std::move(*user), {}, std::move(challenge)};
+  }
+  SignInResult result{std::move(*user), {}, std::nullopt};
   const bool lift_ban = result.user.banned;
   if (lift_ban) {
     // The ban has expired: lift it as Better Auth does on the next sign-in.

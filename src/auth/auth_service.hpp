@@ -71,6 +71,11 @@ struct SignUpResult {
   std::optional<IssuedSession> session;  // absent when email verification is required
 };
 
+// Asked by SignIn once the password is right: the identifier of a second-factor challenge when
+// one was opened (no session is created then), nullopt to sign in now (two_factor_service.hpp).
+using SecondFactorGate =
+    std::function<Result<std::optional<std::string>>(const User& user, bool remember)>;
+
 struct SessionView {
   Session session;
   std::string token_hash;
@@ -115,10 +120,12 @@ class AuthService {
   Result<SignUpResult> SignUp(const SignUpInput& input, const ClientInfo& client);
   struct SignInResult {
     User user;
-    IssuedSession session;
+    IssuedSession session;                            // empty when a challenge was opened
+    std::optional<std::string> two_factor_challenge;  // set by the gate
   };
   Result<SignInResult> SignIn(std::string_view email, std::string_view password, bool remember,
-                              const ClientInfo& client, std::string_view callback_url);
+                              const ClientInfo& client, std::string_view callback_url,
+                              const SecondFactorGate& gate = {});
   Result<User> UpdateProfile(const User& user, std::optional<std::string> name,
                              std::optional<std::optional<std::string>> image);
   // Returns a new session when other sessions are revoked (the current one goes too).
@@ -189,6 +196,8 @@ class AuthService {
   void WaitForBackgroundWork() { background_.WaitIdle(); }
 
  private:
+  friend class TwoFactorService;  // its flows write like this file's (events, cache)
+
   // Every auth write goes through here: once it has ended, cached sessions are dropped, so a
   // sign-out, revocation, ban or role change applies to the very next request.
   Status WriteTransaction(const std::function<Status(db::Connection&)>& work);

@@ -63,4 +63,28 @@ inline constexpr std::size_t kMaxBanReasonLength = 1000;
 inline constexpr int kDefaultListUsersLimit = 100;
 inline constexpr int kMaxListUsersLimit = 1000;
 
+// --- Two-factor (D19), as Better Auth's twoFactor plugin ---
+// The sign-in challenge (the `two_factor` cookie) between password and second factor.
+inline constexpr std::int64_t kTwoFactorChallengeLifetimeMillis = 10LL * 60 * 1000;
+// Wrong TOTP or backup codes one challenge allows; then a new sign-in is needed.
+inline constexpr int kTwoFactorAttemptsPerChallenge = 5;
+// A trusted device (the `trust_device` cookie) skips the challenge this long.
+inline constexpr std::int64_t kTrustDeviceLifetimeMillis = 30 * kMillisPerDay;
+// Mailed one-time codes: digits, lifetime, wrong guesses per code.
+inline constexpr int kTwoFactorOtpDigits = 6;
+inline constexpr std::int64_t kTwoFactorOtpLifetimeMillis = 3LL * 60 * 1000;
+inline constexpr int kTwoFactorOtpAttempts = 5;
+// TOTP secrets are this many random alphanumeric characters (used as the HMAC key's bytes).
+inline constexpr std::size_t kTotpSecretLength = 32;
+// Backup codes: how many, and characters each (shown as two halves joined by '-').
+inline constexpr int kBackupCodeCount = 10;
+inline constexpr std::size_t kBackupCodeLength = 10;
+// Longer submitted codes are wrong without further work.
+inline constexpr std::size_t kMaxTwoFactorCodeLength = 64;
+// Code guesses (TOTP, OTP, backup code) allowed per user and per client address within
+// kCodeGuessWindowMillis, on top of the /api/auth route limits (D16); beyond them, 429.
+inline constexpr int kCodeGuessesPerUser = 10;
+inline constexpr int kCodeGuessesPerAddress = 20;
+inline constexpr std::int64_t kCodeGuessWindowMillis = 5LL * 60 * 1000;
+
 }  // namespace cairn::auth

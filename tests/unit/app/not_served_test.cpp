@@ -108,7 +108,7 @@ TEST(NotServed, EveryInertKeyAndSettingIsNamed) {
   const EnvLookup env = FakeEnv(kEveryInertSetting);
   const auto findings = FindNotServed(outcome.config->document, &env);
   EXPECT_THAT(Subjects(findings, NoticeKind::kNotServed),
-              ElementsAre("auth.strategies[3]", "auth.twoFactor", "analytics", "GOOGLE_CLIENT_ID",
+              ElementsAre("auth.strategies[3]", "analytics", "GOOGLE_CLIENT_ID",
                           "GOOGLE_CLIENT_SECRET", "MY_IDP_CLIENT_ID", "ECO_RETENTION_PURGE_DAYS",
                           "SCHEMA_EDIT_API_ENABLED"));
   EXPECT_THAT(Subjects(findings, NoticeKind::kNoBackendEffect),
@@ -209,8 +209,8 @@ TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
     starts.push_back(line.text.substr(0, line.text.find(": ", line.text.find(": ") + 2)));
   }
   EXPECT_THAT(starts,
-              ElementsAre("app.yaml:22: auth.strategies[3]", "app.yaml:24: auth.twoFactor",
-                          "app.yaml:29: analytics", "app.yaml:30: theme", "app.yaml:31: languages",
+              ElementsAre("app.yaml:22: auth.strategies[3]", "app.yaml:29: analytics",
+                          "app.yaml:30: theme", "app.yaml:31: languages",
                           "app.yaml:32: components", "app.yaml:33: pages",
                           "ECO_RETENTION_PURGE_DAYS: accepted, not served by this build"));
 }
