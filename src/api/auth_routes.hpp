@@ -9,15 +9,21 @@
 
 #include "api/session_layer.hpp"
 #include "auth/auth_service.hpp"
+#include "auth/two_factor_service.hpp"
 #include "common/result.hpp"
 #include "http/router.hpp"
 #include "mail/mailer.hpp"
 
 namespace cairn::api {
 
-Status AddAuthRoutes(http::Router& router, auth::AuthService& auth, const SessionCookies& cookies);
+// `two_factor` (null unless `auth.twoFactor: true`) puts the second factor into sign-in.
+Status AddAuthRoutes(http::Router& router, auth::AuthService& auth, const SessionCookies& cookies,
+                     auth::TwoFactorService* two_factor = nullptr);
 Status AddAuthAdminRoutes(http::Router& router, auth::AuthService& auth,
                           const SessionCookies& cookies);
+// Magic link and email OTP routes (auth_passwordless_api.cpp), for the strategies configured.
+Status AddAuthPasswordlessRoutes(http::Router& router, auth::AuthService& auth,
+                                 const SessionCookies& cookies);
 // Better Auth's organization plugin (organization_api.cpp), when `auth.organizations` is true.
 Status AddOrganizationRoutes(http::Router& router, auth::AuthService& auth,
                              std::shared_ptr<mail::Mailer> mailer);
@@ -25,5 +31,7 @@ Status AddOrganizationRoutes(http::Router& router, auth::AuthService& auth,
 // The full paths of the routes that sign a browser in with a password (for the CSRF origin
 // check); none without the emailAndPassword strategy, since those routes do not exist then.
 std::vector<std::string> PasswordSignInPaths(const config::AuthConfig& config);
+// The same for magic links and email codes (the routes that mail or take a sign-in secret).
+std::vector<std::string> PasswordlessSignInPaths(const config::AuthConfig& config);
 
 }  // namespace cairn::api

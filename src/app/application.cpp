@@ -14,6 +14,7 @@
 #include "api/records_api.hpp"
 #include "api/storage_api.hpp"
 #include "api/tables_api.hpp"
+#include "api/two_factor_api.hpp"
 #include "app/attachment_storage.hpp"
 #include "app/auth_setup.hpp"
 #include "app/storage_setup.hpp"
@@ -50,8 +51,14 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
   parts.liveness = std::make_unique<api::DatabaseLiveness>(*parts.database);
   CAIRN_TRY(api::AddHealthRoutes(router, *parts.liveness, {config.name, config.version}));
   if (parts.auth.service) {
-    CAIRN_TRY(api::AddAuthRoutes(router, *parts.auth.service, *parts.auth.cookies));
+    CAIRN_TRY(api::AddAuthRoutes(router, *parts.auth.service, *parts.auth.cookies,
+                                 parts.auth.two_factor.get()));
+    if (parts.auth.two_factor) {
+      CAIRN_TRY(api::AddTwoFactorRoutes(router, *parts.auth.two_factor, parts.auth.service->codec(),
+                                        *parts.auth.cookies));
+    }
     CAIRN_TRY(api::AddAuthAdminRoutes(router, *parts.auth.service, *parts.auth.cookies));
+    CAIRN_TRY(api::AddAuthPasswordlessRoutes(router, *parts.auth.service, *parts.auth.cookies));
     if (config.auth->organizations) {
       CAIRN_TRY(api::AddOrganizationRoutes(router, *parts.auth.service, parts.auth.mailer));
     }
@@ -146,6 +153,9 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   if (parts->options.config.auth) {
     CAIRN_ASSIGN_OR_RETURN(parts->auth,
                            SetUpAuth(bound, *parts->options.config.auth, *parts->database));
+    if (parts->options.config.auth->two_factor) {
+      CAIRN_TRY(SetUpTwoFactor(bound, *parts->database, parts->options.config.name, parts->auth));
+    }
     CAIRN_TRY(EnsureFirstAdmin(bound, *parts->auth.service));
     CAIRN_ASSIGN_OR_RETURN(
         parts->storage,
@@ -153,8 +163,12 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
                      parts->auth.service->options().secret, parts->options.before_transform));
     std::vector<std::string> origins{api::OriginOf(bound.base_url)};
     for (const auto& origin : bound.trusted_origins) origins.push_back(api::OriginOf(origin));
-    middleware.push_back(std::make_shared<api::OriginCheck>(
-        std::move(origins), api::PasswordSignInPaths(*parts->options.config.auth)));
+    std::vector<std::string> sign_in_paths = api::PasswordSignInPaths(*parts->options.config.auth);
+    for (std::string& path : api::PasswordlessSignInPaths(*parts->options.config.auth)) {
+      sign_in_paths.push_back(std::move(path));
+    }
+    middleware.push_back(
+        std::make_shared<api::OriginCheck>(std::move(origins), std::move(sign_in_paths)));
     middleware.push_back(
         std::make_shared<api::SessionLayer>(*parts->auth.service, *parts->auth.cookies));
   }

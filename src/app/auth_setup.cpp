@@ -1,10 +1,12 @@
 #include "app/auth_setup.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "auth/auth_schema.hpp"
 #include "auth/organization_store.hpp"
 #include "common/log.hpp"
+#include "common/time.hpp"
 #include "ratelimit/rate_limit_middleware.hpp"
 #include "records/comment_service.hpp"
 
@@ -30,6 +32,21 @@ Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& 
   AuthParts parts;
   parts.mailer = std::move(mailer);
   auth::AuthOptions options{config, std::move(secret), settings.base_url, {}};
+  if (!settings.rate_limit_disabled) {
+    // The per-email limits of magic links and email codes, on the counters the D16 layer uses
+    // (shared by every node on PostgreSQL).
+    std::shared_ptr<ratelimit::RateLimiter> limiter;
+    if (database.dialect().shared_server()) {
+      CAIRN_ASSIGN_OR_RETURN(limiter, ratelimit::MakeDatabaseRateLimiter(database));
+    } else {
+      limiter = ratelimit::MakeMemoryRateLimiter();
+    }
+    options.rate_check = [limiter](std::string_view key, int max,
+                                   std::int64_t window_ms) -> Result<int> {
+      CAIRN_ASSIGN_OR_RETURN(auto decision, limiter->Hit(key, {max, window_ms}, time::NowMillis()));
+      return decision.allowed ? 0 : std::max(1, decision.retry_after_seconds);
+    };
+  }
   // An erased account's comments stay, with no author (the person is gone, the discussion not).
   options.on_account_erased.push_back(&records::ForgetCommentAuthor);
   // Memberships and invitations go; organizations left with nobody go too.
@@ -41,6 +58,22 @@ Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& 
     log::Warn("cannot purge expired sessions: " + purged.error().detail);
   }
   return parts;
+}
+
+Status SetUpTwoFactor(const Settings& settings, db::Database& database, std::string issuer,
+                      AuthParts& parts) {
+  auth::TwoFactorOptions options;
+  options.issuer = std::move(issuer);
+  if (!settings.rate_limit_disabled) {
+    if (database.dialect().shared_server()) {
+      CAIRN_ASSIGN_OR_RETURN(options.limiter, ratelimit::MakeDatabaseRateLimiter(database));
+    } else {
+      options.limiter = ratelimit::MakeMemoryRateLimiter();
+    }
+  }
+  parts.two_factor = std::make_unique<auth::TwoFactorService>(*parts.service, database,
+                                                              parts.mailer, std::move(options));
+  return {};
 }
 
 Status EnsureFirstAdmin(const Settings& settings, auth::AuthService& auth) {

@@ -91,12 +91,6 @@ void BucketsWithoutAuth(const NotServedProbe& probe, std::vector<std::string>& w
   }
 }
 
-// `false` (the default) is what this build does; only `true` asks for more.
-void TwoFactor(const NotServedProbe& probe, std::vector<std::string>& where) {
-  const value* on = AuthAt(probe, "twoFactor");
-  if (on != nullptr && on->is_bool() && on->get_bool()) where.emplace_back("auth.twoFactor");
-}
-
 // Truthy as docs/config.md says: true, or an object without `enabled: false`.
 void Analytics(const NotServedProbe& probe, std::vector<std::string>& where) {
   const object* root = probe.document.if_object();
@@ -148,8 +142,6 @@ void OAuthCredentials(const NotServedProbe& probe, std::vector<std::string>& whe
   }
 }
 
-constexpr std::string_view kMagicLink = "magicLink";
-constexpr std::string_view kEmailOtp = "emailOtp";
 constexpr std::string_view kOAuth = "oauth";
 constexpr std::string_view kTheme = "theme";
 constexpr std::string_view kLanguages = "languages";
@@ -166,14 +158,8 @@ constexpr std::string_view kStorageNeedsAuth =
 // docs/settings.md, and in tests/unit/app/not_served_test.cpp).
 constexpr NotServedEntry kTable[] = {
     {"buckets", kWarn, false, kStorageNeedsAuth, BucketsWithoutAuth},
-    {"auth.strategies[] magicLink", kWarn, false,
-     "the magicLink strategy: its sign-in routes do not exist", Strategy<kMagicLink>},
-    {"auth.strategies[] emailOtp", kWarn, false,
-     "the emailOtp strategy: its sign-in routes do not exist", Strategy<kEmailOtp>},
     {"auth.strategies[] oauth", kWarn, false,
      "the oauth strategy: sign-in/social and callback/{provider} do not exist", Strategy<kOAuth>},
-    {"auth.twoFactor", kWarn, false, "two-factor authentication: its routes do not exist",
-     TwoFactor},
     {"analytics", kWarn, false, "analytics: the collect and report routes do not exist", Analytics},
     {"<PROVIDER>_CLIENT_ID, <PROVIDER>_CLIENT_SECRET", kWarn, true,
      "OAuth sign-in is not served, so its credentials are not read", OAuthCredentials},

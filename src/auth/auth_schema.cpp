@@ -74,6 +74,32 @@ CREATE TABLE IF NOT EXISTS "_cairn_auth_verifications" (
 CREATE UNIQUE INDEX IF NOT EXISTS "_cairn_auth_verifications_token" ON "_cairn_auth_verifications" ("token_hash");
 CREATE INDEX IF NOT EXISTS "_cairn_auth_verifications_user" ON "_cairn_auth_verifications" ("user_id", "purpose");
 
+-- Magic links and email one-time codes (D19), keyed by address: the address may have no account
+-- yet. secret_hash is an HMAC of the link token or code under the auth secret.
+CREATE TABLE IF NOT EXISTS "_cairn_auth_email_codes" (
+  "id" TEXT PRIMARY KEY,
+  "purpose" TEXT NOT NULL,
+  "email" TEXT NOT NULL,
+  "secret_hash" TEXT NOT NULL,
+  "value" TEXT,
+  "attempts" INTEGER NOT NULL DEFAULT 0,
+  "expires_at" BIGINT NOT NULL,
+  "created_at" BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS "_cairn_auth_email_codes_email" ON "_cairn_auth_email_codes" ("email", "purpose");
+CREATE INDEX IF NOT EXISTS "_cairn_auth_email_codes_secret" ON "_cairn_auth_email_codes" ("secret_hash");
+-- Two-factor (D19): the TOTP secret and backup codes, sealed with a key derived from the auth
+-- secret (secret_box.hpp); last_totp_step refuses a code's second use on every node.
+CREATE TABLE IF NOT EXISTS "_cairn_auth_two_factor" (
+  "user_id" TEXT PRIMARY KEY REFERENCES "_cairn_auth_users" ("id") ON DELETE CASCADE,
+  "secret" TEXT NOT NULL,
+  "backup_codes" TEXT NOT NULL,
+  "verified" INTEGER NOT NULL DEFAULT 0,
+  "last_totp_step" BIGINT,
+  "created_at" BIGINT NOT NULL,
+  "updated_at" BIGINT NOT NULL
+);
+
 -- Organizations (D19). Roles are Better Auth's comma-separated list (owner, admin, member).
 CREATE TABLE IF NOT EXISTS "_cairn_auth_organizations" (
   "id" TEXT PRIMARY KEY,

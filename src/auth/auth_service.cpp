@@ -7,6 +7,7 @@
 
 #include "activity/activity.hpp"
 #include "auth/auth_errors.hpp"
+#include "auth/email_code_store.hpp"
 #include "auth/limits.hpp"
 #include "auth/password.hpp"
 #include "auth/session_store.hpp"
@@ -245,8 +246,9 @@ Status AuthService::RevokeSessions(const Actor& actor, std::string_view user_id,
 
 Status AuthService::PurgeExpired() {
   next_purge_ms_ = time::NowMillis() + kPurgeIntervalMillis;
-  return WriteTransaction([&](db::Connection& connection) {
-    return DeleteExpiredSessions(connection, time::NowMillis());
+  return WriteTransaction([&](db::Connection& connection) -> Status {
+    CAIRN_TRY(DeleteExpiredSessions(connection, time::NowMillis()));
+    return DeleteExpiredEmailCodes(connection, time::NowMillis());
   });
 }
 
@@ -327,7 +329,8 @@ Result<SignUpResult> AuthService::SignUp(const SignUpInput& input, const ClientI
 Result<AuthService::SignInResult> AuthService::SignIn(std::string_view email_input,
                                                       std::string_view password, bool remember,
                                                       const ClientInfo& client,
-                                                      std::string_view callback_url) {
+                                                      std::string_view callback_url,
+                                                      const SecondFactorGate& gate) {
   const std::string email = NormalizeEmail(email_input);
   if (email.empty()) return FieldFailure("INVALID_EMAIL", "email", "Invalid email");
   if (PasswordLength(password) > options_.config.max_password_length) {
@@ -353,7 +356,11 @@ Result<AuthService::SignInResult> AuthService::SignIn(std::string_view email_inp
     CAIRN_TRY(SendTokenMail(*user, "verify-email", {}, user->email, callback_url));
     return AuthError(ErrorCode::kForbidden, "EMAIL_NOT_VERIFIED", "Email not verified");
   }
-  SignInResult result{std::move(*user), {}};
+  if (gate) {
+    CAIRN_ASSIGN_OR_RETURN(auto challenge, gate(*user, remember));
+    if (challenge) return SignInResult{std::move(*user), {}, std::move(challenge)};
+  }
+  SignInResult result{std::move(*user), {}, std::nullopt};
   const bool lift_ban = result.user.banned;
   if (lift_ban) {
     // The ban has expired: lift it as Better Auth does on the next sign-in.

@@ -33,17 +33,31 @@ namespace cairn::auth {
 // unties its rows from the person (a comment's author, say). Auth cannot know those modules.
 using AccountErasureHook = std::function<Status(db::Connection&, std::string_view user_id)>;
 
+// Counts one hit on `key` against `max` hits per `window_ms` and answers 0 when it is allowed,
+// else the seconds until the next one would be (the rate limiter of D16, shared by every node).
+using RateCheck = std::function<Result<int>(std::string_view key, int max, std::int64_t window_ms)>;
+
 struct AuthOptions {
   config::AuthConfig config;
   std::string secret;    // signs cookies
   std::string base_url;  // links in mail
   std::vector<AccountErasureHook> on_account_erased;
+  // The per-email limits of magic links and email codes; empty when rate limits are off.
+  RateCheck rate_check;
 };
 
 // A new session and the token that only its holder knows.
 struct IssuedSession {
   Session session;
   std::string token;
+};
+
+// A sign-in by magic link or email code: the user (new when it signed up just now) and its
+// session.
+struct PasswordlessSignIn {
+  User user;
+  IssuedSession session;
+  bool new_user = false;
 };
 
 struct SignUpInput {
@@ -56,6 +70,11 @@ struct SignUpResult {
   User user;
   std::optional<IssuedSession> session;  // absent when email verification is required
 };
+
+// Asked by SignIn once the password is right: the identifier of a second-factor challenge when
+// one was opened (no session is created then), nullopt to sign in now (two_factor_service.hpp).
+using SecondFactorGate =
+    std::function<Result<std::optional<std::string>>(const User& user, bool remember)>;
 
 struct SessionView {
   Session session;
@@ -101,10 +120,12 @@ class AuthService {
   Result<SignUpResult> SignUp(const SignUpInput& input, const ClientInfo& client);
   struct SignInResult {
     User user;
-    IssuedSession session;
+    IssuedSession session;                            // empty when a challenge was opened
+    std::optional<std::string> two_factor_challenge;  // set by the gate
   };
   Result<SignInResult> SignIn(std::string_view email, std::string_view password, bool remember,
-                              const ClientInfo& client, std::string_view callback_url);
+                              const ClientInfo& client, std::string_view callback_url,
+                              const SecondFactorGate& gate = {});
   Result<User> UpdateProfile(const User& user, std::optional<std::string> name,
                              std::optional<std::optional<std::string>> image);
   // Returns a new session when other sessions are revoked (the current one goes too).
@@ -121,6 +142,27 @@ class AuthService {
                        const ClientInfo& client);
   Status SendVerificationEmail(std::string_view email, std::string_view callback_url);
   Result<User> VerifyEmail(std::string_view token);
+
+  // --- Magic links and email one-time codes (D19, passwordless_flows.cpp) ----------------------
+  // Each answers alike for known and unknown addresses; mail goes out after the answer, and
+  // only where it can be used (an account, or a sign-in where sign-up is allowed).
+  struct MagicLinkRequest {
+    std::string email, name, callback_url, new_user_callback_url, error_callback_url;
+  };
+  Status RequestMagicLink(const MagicLinkRequest& request);
+  // Consumes the link: a session for its address, signing it up when sign-up is allowed.
+  Result<PasswordlessSignIn> VerifyMagicLink(std::string_view token, const ClientInfo& client);
+  // `type`: sign-in, email-verification or forget-password.
+  Status SendEmailOtp(std::string_view email, std::string_view type);
+  // Checks a code and leaves it usable (a correct guess costs no attempt).
+  Status CheckEmailOtp(std::string_view email, std::string_view type, std::string_view otp);
+  Result<PasswordlessSignIn> SignInWithEmailOtp(std::string_view email, std::string_view otp,
+                                                std::optional<std::string> name,
+                                                std::optional<std::string> image,
+                                                const ClientInfo& client);
+  Result<User> VerifyEmailWithOtp(std::string_view email, std::string_view otp);
+  Status ResetPasswordWithOtp(std::string_view email, std::string_view otp,
+                              std::string_view password, const ClientInfo& client);
 
   // --- Admin ------------------------------------------------------------------------------------
   // `actor` is the admin, or the system (an empty user id) for the first admin (D14).
@@ -166,6 +208,8 @@ class AuthService {
   void WaitForBackgroundWork() { background_.WaitIdle(); }
 
  private:
+  friend class TwoFactorService;  // its flows write like this file's (events, cache)
+
   // Every auth write goes through here: once it has ended, cached sessions are dropped, so a
   // sign-out, revocation, ban or role change applies to the very next request.
   Status WriteTransaction(const std::function<Status(db::Connection&)>& work);
@@ -190,6 +234,30 @@ class AuthService {
                             std::optional<std::string> changes_json = {});
 
   void PurgeExpiredHourly();
+
+  // Passwordless helpers (passwordless_flows.cpp).
+  enum class OtpCheck { kOk, kInvalid, kExpired, kTooManyAttempts };
+  // Better Auth's emailOTP error for a failed check.
+  static Error OtpFailure(OtpCheck check);
+  // A keyed hash (under the auth secret) of a link token or code: a copy of the table gives no
+  // way to test the million possible codes offline.
+  std::string OneTimeSecretHash(std::string_view purpose, std::string_view email,
+                                std::string_view secret) const;
+  Status LimitPerEmail(std::string_view kind, std::string_view email, int max);
+  // Counts a guess at the code and compares it in constant time; a correct code is consumed,
+  // or left in place with its attempt given back when `keep`. Runs in the caller's write
+  // transaction, which must commit for a wrong guess to count.
+  Result<OtpCheck> GuessEmailOtp(db::Connection& connection, std::string_view purpose,
+                                 std::string_view email, std::string_view otp, bool keep);
+  // The session of the account with this (proven) address: signs it up when sign-up is
+  // allowed; an unverified account first loses the sessions and credentials it had before
+  // the proof.
+  Result<PasswordlessSignIn> SignInByProvenEmail(db::Connection& connection, std::string_view email,
+                                                 std::string_view name,
+                                                 std::optional<std::string> image,
+                                                 const ClientInfo& client, std::string_view method);
+  Status MailOneTimeSecret(std::string_view to, std::string_view subject, std::string_view intro,
+                           std::string_view secret);
 
   db::Database& database_;
   AuthOptions options_;

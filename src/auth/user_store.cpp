@@ -310,4 +310,10 @@ Result<UserPage> ListUsers(db::Connection& connection, const UserQuery& query) {
   return page;
 }
 
+Status DeleteAccountsOfUser(db::Connection& connection, std::string_view user_id) {
+  CAIRN_TRY(
+      connection.Execute(R"(DELETE FROM "_cairn_auth_accounts" WHERE "user_id" = ?)", {user_id}));
+  return {};
+}
+
 }  // namespace cairn::auth

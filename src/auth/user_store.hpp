@@ -39,6 +39,9 @@ Result<std::optional<std::string>> FindPasswordHash(db::Connection& connection,
 Status SetPasswordHash(db::Connection& connection, std::string_view user_id,
                        std::string_view password_hash, std::int64_t now);
 
+// Every account (credential and OAuth) of the user.
+Status DeleteAccountsOfUser(db::Connection& connection, std::string_view user_id);
+
 struct UserQuery {
   std::optional<std::string> search_value;
   std::string search_field = "email";        // email | name

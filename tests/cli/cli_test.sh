@@ -116,7 +116,7 @@ else
   check "serve is quiet about storage settings it serves" 0 '^quiet$' -- \
     bash -c 'grep -qE "STORAGE_PUBLIC_PATHS|ECO_IMAGE_FORMAT" "$1" || echo quiet' _ "$work/serve.log"
   check "serve warns about a config key not served, with its line" 0 \
-    ' WARN .*app.yaml:[0-9]+: auth\.strategies\[1\]: accepted, not served by this build' -- \
+    ' WARN .*app.yaml:[0-9]+: analytics: accepted, not served by this build' -- \
     cat "$work/serve.log"
   check "the admin made by admin create signs in as admin" 0 '"role":"admin"' -- \
     curl -sS -H 'Content-Type: application/json' \

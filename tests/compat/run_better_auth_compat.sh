@@ -6,8 +6,9 @@
 #
 # Starts `<cairn> serve` on a free port (--port 0, the port is read from its log) with a fresh
 # data directory and an admin from AUTH_ADMIN_EMAIL/AUTH_ADMIN_PASSWORD, waits for /api/health,
-# runs `node compat.mjs <base-url>` and then every other *.mjs there (one per client plugin, with
-# CAIRN_OUTBOX naming the outbox), stops the server and returns the script's exit status.
+# runs `node compat.mjs <base-url>` and then every other *.mjs there (the plugins' flows, with
+# CAIRN_OUTBOX_DIR set to the server's outbox), stops the server and returns the scripts' exit
+# status.
 #
 # Backend: CAIRN_TEST_BACKEND=sqlite (default) or postgres. PostgreSQL needs
 # CAIRN_TEST_DATABASE_URL (scripts/with-postgres exports it); each run gets its own schema on that
@@ -142,8 +143,11 @@ description: The official Better Auth client against cairn
 auth:
   strategies:
     - type: emailAndPassword
+    - type: magicLink
+    - type: emailOtp
   allowSignUp: true
   defaultRole: member
+  twoFactor: true
   organizations: true
 
 tables:
@@ -200,31 +204,24 @@ if [[ -z "$healthy" ]]; then
 fi
 
 echo "better-auth compat: cairn on $url ($backend), better-auth $installed_version, node $(node --version)"
-# In the background, so that a signal to this script runs the cleanup at once.
+# In the background, so that a signal to this script runs the cleanup at once. compat.mjs first,
+# then each plugin's flows (two_factor.mjs, …) with the outbox their mail goes to; `timeout`
+# passes a signal on to its whole process group, so no node process outlives the run.
 (
   cd "$package_dir" &&
     exec env AUTH_ADMIN_EMAIL=admin@example.com AUTH_ADMIN_PASSWORD=admin-password-1 \
-      timeout -s KILL "$CLIENT_TIMEOUT" node compat.mjs "$url"
+      CAIRN_OUTBOX_DIR="$work/data/outbox" timeout -s KILL "$CLIENT_TIMEOUT" bash -c '
+        node compat.mjs "$1" || exit
+        for script in *.mjs; do
+          [[ "$script" == compat.mjs ]] || node "$script" "$1" || exit
+        done' run-clients "$url"
 ) &
 client_pid=$!
 wait "$client_pid"
 status=$?
 client_pid=""
-# Then every other *.mjs (one per client plugin), with the outbox for the mail it reads.
-for extra in "$package_dir"/*.mjs; do
-  [[ "$status" -eq 0 && "$(basename "$extra")" != compat.mjs ]] || continue
-  (
-    cd "$package_dir" &&
-      exec env CAIRN_OUTBOX="$work/data/outbox" \
-        timeout -s KILL "$CLIENT_TIMEOUT" node "$(basename "$extra")" "$url"
-  ) &
-  client_pid=$!
-  wait "$client_pid"
-  status=$?
-  client_pid=""
-done
 if ((status == 137)); then
-  echo "better-auth compat: compat.mjs did not finish within ${CLIENT_TIMEOUT} s" >&2
+  echo "better-auth compat: the clients did not finish within ${CLIENT_TIMEOUT} s" >&2
 fi
 if ! kill -0 "$server_pid" 2>/dev/null; then
   echo "better-auth compat: the server died during the run" >&2

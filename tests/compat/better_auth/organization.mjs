@@ -4,7 +4,7 @@
 // user, set the active organization, list members, change a role, ask has-permission, leave. Bearer clients with an
 // Origin header, as compat.mjs does.
 //
-//   CAIRN_OUTBOX=<data-dir>/outbox node organization.mjs <base-url>
+//   CAIRN_OUTBOX_DIR=<data-dir>/outbox node organization.mjs <base-url>
 //
 // One line per step on stdout; the first failure exits 1 with what was expected and what came.
 import { createAuthClient } from "better-auth/client";
@@ -14,9 +14,9 @@ import { join } from "node:path";
 import { inspect } from "node:util";
 
 const baseArg = process.argv[2];
-const outbox = process.env.CAIRN_OUTBOX;
+const outbox = process.env.CAIRN_OUTBOX_DIR;
 if (!baseArg || !outbox) {
-  console.error("usage: CAIRN_OUTBOX=<dir> node organization.mjs <base-url>");
+  console.error("usage: CAIRN_OUTBOX_DIR=<dir> node organization.mjs <base-url>");
   process.exit(2);
 }
 const baseURL = baseArg.replace(/\/+$/, "");

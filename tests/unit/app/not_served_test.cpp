@@ -33,7 +33,8 @@ config::LoadOutcome Load(const std::string& yaml) {
   return outcome;
 }
 
-// Every inert config key, each set once (the strategies once each).
+// Every inert config key, each set once (the strategies once each; magicLink and emailOtp are
+// served, so only the oauth strategy is named).
 constexpr const char* kEveryInertKey = R"(name: inert
 tables:
   - name: docs
@@ -106,11 +107,10 @@ TEST(NotServed, EveryInertKeyAndSettingIsNamed) {
   ASSERT_TRUE(outcome.ok());
   const EnvLookup env = FakeEnv(kEveryInertSetting);
   const auto findings = FindNotServed(outcome.config->document, &env);
-  EXPECT_THAT(
-      Subjects(findings, NoticeKind::kNotServed),
-      ElementsAre("auth.strategies[1]", "auth.strategies[2]", "auth.strategies[3]",
-                  "auth.twoFactor", "analytics", "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET",
-                  "MY_IDP_CLIENT_ID", "ECO_RETENTION_PURGE_DAYS", "SCHEMA_EDIT_API_ENABLED"));
+  EXPECT_THAT(Subjects(findings, NoticeKind::kNotServed),
+              ElementsAre("auth.strategies[3]", "analytics", "GOOGLE_CLIENT_ID",
+                          "GOOGLE_CLIENT_SECRET", "MY_IDP_CLIENT_ID", "ECO_RETENTION_PURGE_DAYS",
+                          "SCHEMA_EDIT_API_ENABLED"));
   EXPECT_THAT(Subjects(findings, NoticeKind::kNoBackendEffect),
               ElementsAre("theme", "languages", "components", "pages"));
 }
@@ -193,8 +193,8 @@ TEST(NotServed, ConfigKeysAreNamedWithFileAndLine) {
   for (const auto& finding : findings) lines.push_back(FormatNotServed(finding, outcome.locations));
   ASSERT_GE(lines.size(), 3u);
   EXPECT_EQ(lines[0],
-            "app.yaml:20: auth.strategies[1]: accepted, not served by this build: the magicLink "
-            "strategy: its sign-in routes do not exist");
+            "app.yaml:22: auth.strategies[3]: accepted, not served by this build: the oauth "
+            "strategy: sign-in/social and callback/{provider} do not exist");
   EXPECT_EQ(lines.back(),
             "app.yaml:33: pages: kept, drives no backend behaviour: by design (D6); kept for the "
             "planned schema export");
@@ -209,9 +209,8 @@ TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
     starts.push_back(line.text.substr(0, line.text.find(": ", line.text.find(": ") + 2)));
   }
   EXPECT_THAT(starts,
-              ElementsAre("app.yaml:20: auth.strategies[1]", "app.yaml:21: auth.strategies[2]",
-                          "app.yaml:22: auth.strategies[3]", "app.yaml:24: auth.twoFactor",
-                          "app.yaml:29: analytics", "app.yaml:30: theme", "app.yaml:31: languages",
+              ElementsAre("app.yaml:22: auth.strategies[3]", "app.yaml:29: analytics",
+                          "app.yaml:30: theme", "app.yaml:31: languages",
                           "app.yaml:32: components", "app.yaml:33: pages",
                           "ECO_RETENTION_PURGE_DAYS: accepted, not served by this build"));
 }
