@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "api/session_layer.hpp"
 #include "app/settings.hpp"
@@ -25,8 +26,10 @@ struct AuthParts {
 };
 
 // Tables, secret (AUTH_SECRET or one kept in the database), mailer (SMTP_* or the outbox).
+// `erasure_hooks` untie other modules' rows from an erased account (AccountErasureHooks).
 Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& config,
-                            db::Database& database);
+                            db::Database& database,
+                            std::vector<auth::AccountErasureHook> erasure_hooks);
 // AUTH_ADMIN_EMAIL / AUTH_ADMIN_PASSWORD: a verified admin when that email is not taken.
 Status EnsureFirstAdmin(const Settings& settings, auth::AuthService& auth);
 // The rate-limit layer (D16): counters in memory on SQLite, in the database on PostgreSQL.

@@ -71,6 +71,13 @@ CREATE TABLE IF NOT EXISTS "_cairn_auth_verifications" (
 CREATE UNIQUE INDEX IF NOT EXISTS "_cairn_auth_verifications_token" ON "_cairn_auth_verifications" ("token_hash");
 CREATE INDEX IF NOT EXISTS "_cairn_auth_verifications_user" ON "_cairn_auth_verifications" ("user_id", "purpose");
 
+-- D19a: accounts whose owner asked for erasure; the purge job erases them after the grace period.
+CREATE TABLE IF NOT EXISTS "_cairn_auth_deletions" (
+  "user_id" TEXT PRIMARY KEY REFERENCES "_cairn_auth_users" ("id") ON DELETE CASCADE,
+  "requested_at" BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS "_cairn_auth_deletions_requested" ON "_cairn_auth_deletions" ("requested_at");
+
 CREATE TABLE IF NOT EXISTS "_cairn_secrets" (
   "name" TEXT PRIMARY KEY,
   "value" TEXT NOT NULL
