@@ -116,8 +116,9 @@ int AdminPurgeDue(const std::string& config_path, const Flags& flags) {
     // The records code reads the tables as the config describes them: they must match.
     CAIRN_ASSIGN_OR_RETURN(auto plan, schema::MigrateToConfig(db, config, {false, true}));
     if (plan.changed()) {
-      return Error::Validation("the database is not migrated to this config: run `cairn serve` "
-                               "with it first");
+      return Error::Validation(
+          "the database is not migrated to this config: run `cairn serve` "
+          "with it first");
     }
     CAIRN_TRY(auth::EnsureAuthSchema(db));
     return records::EnsureCommentSchema(db);

@@ -38,7 +38,7 @@ struct Application::Parts {
   // Every (table, role) permission answer, precomputed from options.config for the routes.
   access::AccessIndex access;
   std::unique_ptr<records::RecordService> records;
-  std::unique_ptr<jobs::PurgeJob> purge;         // with auth: erasure and retention (D19a)
+  std::unique_ptr<jobs::PurgeJob> purge;  // with auth: erasure and retention (D19a)
   std::unique_ptr<jobs::Scheduler> purge_schedule;
   std::unique_ptr<http::Server> server;
   bool shut_down = false;
@@ -163,9 +163,9 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   CAIRN_ASSIGN_OR_RETURN(http::Router router, BuildRouter(*parts));
   CAIRN_TRY(parts->server->Start(http::Dispatcher(std::move(router), std::move(middleware))));
   if (parts->auth.service) {
-    parts->purge = std::make_unique<jobs::PurgeJob>(
-        *parts->database, *parts->auth.service, parts->records.get(), parts->options.config,
-        bound.eco_retention_purge_days);
+    parts->purge = std::make_unique<jobs::PurgeJob>(*parts->database, *parts->auth.service,
+                                                    parts->records.get(), parts->options.config,
+                                                    bound.eco_retention_purge_days);
     parts->purge_schedule = StartPurgeSchedule(*parts->purge);
   }
   return std::make_unique<Application>(std::move(parts));

@@ -34,10 +34,10 @@ Status DeleteUserData(db::Connection& connection, std::string_view user_id,
   for (const UserDataColumn& column : kUserDataColumns) {
     const std::string table = Quoted(column.table);
     const std::string name = Quoted(column.column);
-    const std::string sql = column.action == ErasureAction::kDeleteRows
-                                ? "DELETE FROM " + table + " WHERE " + name + " = ?"
-                                : "UPDATE " + table + " SET " + name + " = NULL WHERE " + name +
-                                      " = ?";
+    const std::string sql =
+        column.action == ErasureAction::kDeleteRows
+            ? "DELETE FROM " + table + " WHERE " + name + " = ?"
+            : "UPDATE " + table + " SET " + name + " = NULL WHERE " + name + " = ?";
     const std::string_view key = column.by == ErasedBy::kUserId ? user_id : email;
     CAIRN_TRY(connection.Execute(sql, {key}));
   }

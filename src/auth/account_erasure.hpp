@@ -8,8 +8,8 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <vector>
 #include <string_view>
+#include <vector>
 
 #include "common/result.hpp"
 #include "db/database.hpp"
@@ -24,7 +24,7 @@ enum class ErasedBy {
 // What happens to a matching row.
 enum class ErasureAction {
   kDeleteRows,  // the row is the person's: it goes
-  kNullColumn,  // the row belongs to someone else and only mentions the person: the column is nulled
+  kNullColumn,  // the row is someone else's and only mentions the person: the column goes
 };
 
 struct UserDataColumn {
@@ -40,8 +40,7 @@ std::span<const UserDataColumn> UserDataColumns();
 
 // Clears every column of UserDataColumns() for this user, the users row last. Runs inside the
 // caller's transaction.
-Status DeleteUserData(db::Connection& connection, std::string_view user_id,
-                      std::string_view email);
+Status DeleteUserData(db::Connection& connection, std::string_view user_id, std::string_view email);
 
 // Deletion requests (`_cairn_auth_deletions`).
 Status InsertDeletionRequest(db::Connection& connection, std::string_view user_id,

@@ -8,9 +8,8 @@
 
 namespace cairn::jobs {
 
-PurgeJob::PurgeJob(db::Database& database, auth::AuthService& auth,
-                   records::RecordService* records, const config::AppConfig& config,
-                   std::optional<int> retention_days)
+PurgeJob::PurgeJob(db::Database& database, auth::AuthService& auth, records::RecordService* records,
+                   const config::AppConfig& config, std::optional<int> retention_days)
     : database_(database),
       auth_(auth),
       records_(records),
@@ -46,7 +45,8 @@ Result<PurgeReport> PurgeJob::Run(std::int64_t now) {
   }
   report.retention_enabled = retention_days_.has_value() && records_ != nullptr;
   if (!report.retention_enabled) return report;
-  const std::int64_t cutoff = now - static_cast<std::int64_t>(*retention_days_) * auth::kMillisPerDay;
+  const std::int64_t cutoff =
+      now - static_cast<std::int64_t>(*retention_days_) * auth::kMillisPerDay;
   for (const config::Table& table : config_.tables) {
     CAIRN_TRY(PurgeTable(table, cutoff, report));
     if (report.skipped) return report;
@@ -54,8 +54,7 @@ Result<PurgeReport> PurgeJob::Run(std::int64_t now) {
   return report;
 }
 
-Status PurgeJob::PurgeTable(const config::Table& table, std::int64_t cutoff,
-                            PurgeReport& report) {
+Status PurgeJob::PurgeTable(const config::Table& table, std::int64_t cutoff, PurgeReport& report) {
   PurgeReport::TableRetention counts{table.name};
   std::int64_t after = 0;
   int batch = kRetentionBatchSize;

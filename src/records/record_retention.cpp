@@ -20,11 +20,11 @@ Status RecordService::PurgeTrash(db::Connection& connection, const config::Table
   const access::TableAccess& access = access_.For(table, access::kAdminRole);
   const db::Value cutoff = db::Timestamp{deleted_before};
   std::vector<std::int64_t> ids;
-  CAIRN_TRY(connection.Execute(
-      "SELECT \"id\" FROM " + reader.table_sql() +
-          " WHERE \"deleted_at\" < ? AND \"id\" > ? ORDER BY \"id\" LIMIT ?",
-      {cutoff, progress.last_id, static_cast<std::int64_t>(limit)},
-      [&](const db::Row& row) { ids.push_back(row.GetInt64(0)); }));
+  CAIRN_TRY(
+      connection.Execute("SELECT \"id\" FROM " + reader.table_sql() +
+                             " WHERE \"deleted_at\" < ? AND \"id\" > ? ORDER BY \"id\" LIMIT ?",
+                         {cutoff, progress.last_id, static_cast<std::int64_t>(limit)},
+                         [&](const db::Row& row) { ids.push_back(row.GetInt64(0)); }));
   progress.examined = static_cast<std::int64_t>(ids.size());
   progress.purged = 0;
   std::vector<activity::ActivityEntry> entries;

@@ -112,8 +112,8 @@ class ErasureTest : public ::testing::Test {
   }
   std::string NewRecord(const Caller& caller, const std::string& table,
                         const std::string& fields = "{}") {
-    const auto created =
-        app_->Send(caller, "POST", "/api/tables/" + table + "/records", R"({"fields":)" + fields + "}");
+    const auto created = app_->Send(caller, "POST", "/api/tables/" + table + "/records",
+                                    R"({"fields":)" + fields + "}");
     EXPECT_EQ(created.status, 201) << created.body;
     return std::string(created.Json().at("id").as_string());
   }
@@ -126,11 +126,10 @@ class ErasureTest : public ::testing::Test {
   // Every `_cairn_auth_*` table, as the database's own catalog lists it.
   std::vector<std::string> AuthTables() {
     const std::string sql =
-        IsPostgres()
-            ? R"(SELECT table_name FROM information_schema.tables WHERE table_schema = )"
-              R"(current_schema() AND table_name LIKE '\_cairn\_auth\_%' ESCAPE '\')"
-            : R"(SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE )"
-              R"('\_cairn\_auth\_%' ESCAPE '\')";
+        IsPostgres() ? R"(SELECT table_name FROM information_schema.tables WHERE table_schema = )"
+                       R"(current_schema() AND table_name LIKE '\_cairn\_auth\_%' ESCAPE '\')"
+                     : R"(SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE )"
+                       R"('\_cairn\_auth\_%' ESCAPE '\')";
     std::vector<std::string> tables;
     for (const auto& row : Query(sql)) tables.push_back(*row.at(0));
     return tables;
@@ -142,7 +141,8 @@ class ErasureTest : public ::testing::Test {
       for (const auto& row : Query("SELECT * FROM " + db::Identifier(table).quoted())) {
         for (const auto& cell : row) {
           for (const std::string& needle : needles) {
-            if (cell && cell->find(needle) != std::string::npos) found.push_back(table + ": " + *cell);
+            if (cell && cell->find(needle) != std::string::npos)
+              found.push_back(table + ": " + *cell);
           }
         }
       }
@@ -172,18 +172,23 @@ TEST_F(ErasureTest, DeleteUserSchedulesAndThePurgeLeavesNothingOfThePerson) {
   // a comment, a pending reset link.
   const std::string own = NewRecord(member, "tasks", R"({"title":"mine"})");
   const std::string admins = NewRecord(app().admin(), "tasks", R"({"title":"theirs"})");
-  ASSERT_EQ(app().Send(member, "PATCH", "/api/tables/tasks/records/" + admins,
-                       R"({"fields":{"title":"edited"}})")
+  ASSERT_EQ(app()
+                .Send(member, "PATCH", "/api/tables/tasks/records/" + admins,
+                      R"({"fields":{"title":"edited"}})")
                 .status,
             200);
   const std::string trashed = NewRecord(member, "notes", R"({"body":"old"})");
   ASSERT_EQ(app().Send(member, "DELETE", "/api/tables/notes/records/" + trashed).status, 204);
-  ASSERT_EQ(app().Send(member, "POST", "/api/tables/tasks/records/" + own + "/comments",
-                       R"({"content":"a thought"})")
+  ASSERT_EQ(app()
+                .Send(member, "POST", "/api/tables/tasks/records/" + own + "/comments",
+                      R"({"content":"a thought"})")
                 .status,
             201);
-  ASSERT_EQ(app().app().Client().PostJson("/api/auth/request-password-reset",
-                                          R"({"email":")" + email + "\"}").status,
+  ASSERT_EQ(app()
+                .app()
+                .Client()
+                .PostJson("/api/auth/request-password-reset", R"({"email":")" + email + "\"}")
+                .status,
             200);
   ASSERT_EQ(Count(R"(SELECT COUNT(*) FROM "_cairn_auth_verifications" WHERE "user_id" = ?)",
                   {std::string_view(member.user_id)}),
@@ -231,17 +236,17 @@ TEST_F(ErasureTest, DeleteUserSchedulesAndThePurgeLeavesNothingOfThePerson) {
   EXPECT_FALSE(AuthCellsMentioning({app().admin().user_id}).empty());  // the check can see
 
   // The records stay, without the member's stamps; the admin's stamps stay.
-  const Rows own_row = Query(R"(SELECT "created_by", "updated_by" FROM "tasks" WHERE "id" = ?)",
-                             {Id(own)});
+  const Rows own_row =
+      Query(R"(SELECT "created_by", "updated_by" FROM "tasks" WHERE "id" = ?)", {Id(own)});
   ASSERT_EQ(own_row.size(), 1u);
   EXPECT_EQ(own_row[0], (std::vector<std::optional<std::string>>{std::nullopt, std::nullopt}));
-  const Rows admins_row = Query(
-      R"(SELECT "created_by", "updated_by" FROM "tasks" WHERE "id" = ?)", {Id(admins)});
+  const Rows admins_row =
+      Query(R"(SELECT "created_by", "updated_by" FROM "tasks" WHERE "id" = ?)", {Id(admins)});
   EXPECT_EQ(admins_row.at(0),
             (std::vector<std::optional<std::string>>{app().admin().user_id, std::nullopt}));
-  const Rows trashed_row = Query(
-      R"(SELECT "created_by", "deleted_by", "deleted_at" FROM "notes" WHERE "id" = ?)",
-      {Id(trashed)});
+  const Rows trashed_row =
+      Query(R"(SELECT "created_by", "deleted_by", "deleted_at" FROM "notes" WHERE "id" = ?)",
+            {Id(trashed)});
   ASSERT_EQ(trashed_row.size(), 1u);
   EXPECT_FALSE(trashed_row[0][0].has_value());
   EXPECT_FALSE(trashed_row[0][1].has_value());
@@ -275,8 +280,8 @@ TEST_F(ErasureTest, DeleteUserSchedulesAndThePurgeLeavesNothingOfThePerson) {
 TEST_F(ErasureTest, DeleteUserNeedsThePasswordOrAFreshSession) {
   Start(7);
   const Caller member = app().NewUser("member");
-  const auto wrong = app().Send(member, "POST", "/api/auth/delete-user",
-                                R"({"password":"not the password"})");
+  const auto wrong =
+      app().Send(member, "POST", "/api/auth/delete-user", R"({"password":"not the password"})");
   EXPECT_EQ(wrong.status, 400) << wrong.body;
   EXPECT_NE(wrong.body.find("INVALID_PASSWORD"), std::string::npos) << wrong.body;
   const auto bad_type = app().Send(member, "POST", "/api/auth/delete-user", R"({"password":7})");
@@ -317,9 +322,9 @@ TEST_F(ErasureTest, AGraceOfZeroPurgesAtOnce) {
   EXPECT_EQ(Entries("account.deletion.scheduled").size(), 1u);
   EXPECT_FALSE(Entries("account.deletion.scheduled")[0][0].has_value());  // its actor is gone too
   ASSERT_EQ(Entries("account.deletion.purged").size(), 1u);
-  EXPECT_EQ(Count(R"(SELECT COUNT(*) FROM "tasks" WHERE "id" = ? AND "created_by" IS NULL)",
-                  {Id(own)}),
-            1);
+  EXPECT_EQ(
+      Count(R"(SELECT COUNT(*) FROM "tasks" WHERE "id" = ? AND "created_by" IS NULL)", {Id(own)}),
+      1);
   EXPECT_EQ(SignIn(email).status, 401);
 }
 
@@ -361,8 +366,9 @@ TEST_F(ErasureTest, RetentionPurgesOnlyTrashOlderThanTheSetting) {
   const std::string recent_note = NewRecord(admin, "notes", R"({"body":"recent"})");
   const std::string live_note = NewRecord(admin, "notes", R"({"body":"live"})");
   const std::string old_task = NewRecord(admin, "tasks", R"({"title":"old task"})");
-  ASSERT_EQ(app().Send(admin, "POST", "/api/tables/notes/records/" + old_note + "/comments",
-                       R"({"content":"goes with it"})")
+  ASSERT_EQ(app()
+                .Send(admin, "POST", "/api/tables/notes/records/" + old_note + "/comments",
+                      R"({"content":"goes with it"})")
                 .status,
             201);
   for (const auto& [table, id] : std::vector<std::pair<std::string, std::string>>{
@@ -442,8 +448,8 @@ TEST_F(ErasureTest, PurgeDueFromTheCommandLine) {
           {db::Timestamp{NowMillis() - 3 * kDay}, Id(note)});
 
   const std::filesystem::path config = app().app().data_dir() / "erasure.yaml";
-  std::ofstream(config) << "name: records-app\nversion: 1.0.0\n" << kTables
-                        << "\nauth:\n  strategies:\n    - type: emailAndPassword\n";
+  std::ofstream(config) << "name: records-app\nversion: 1.0.0\n"
+                        << kTables << "\nauth:\n  strategies:\n    - type: emailAndPassword\n";
   const auto run = [&](const std::string& settings) {
     std::string command = settings + " '" CAIRN_BINARY "' admin purge-due '" + config.string() +
                           "' --data-dir '" + app().app().data_dir().string() + "'";
@@ -477,7 +483,8 @@ TEST_F(ErasureTest, PurgeDueFromTheCommandLine) {
   EXPECT_EQ(app().Send(app().admin(), "GET", "/api/auth/get-session").status, 200);
 
   // A config the database was not migrated to is refused before anything is touched.
-  std::ofstream(config) << "name: records-app\nversion: 1.0.0\n" << kTables
+  std::ofstream(config) << "name: records-app\nversion: 1.0.0\n"
+                        << kTables
                         << "  - name: extra\n    fields:\n      - name: x\n        type: "
                            "single-line-text\n"
                         << "\nauth:\n  strategies:\n    - type: emailAndPassword\n";
@@ -497,8 +504,7 @@ TEST_F(ErasureTest, ConcurrentRunsNeverPurgeTwice) {
   }
   for (int i = 0; i < 5; ++i) {
     const std::string note = NewRecord(app().admin(), "notes", R"({"body":"x"})");
-    ASSERT_EQ(app().Send(app().admin(), "DELETE", "/api/tables/notes/records/" + note).status,
-              204);
+    ASSERT_EQ(app().Send(app().admin(), "DELETE", "/api/tables/notes/records/" + note).status, 204);
   }
   const std::int64_t later = NowMillis() + 8 * kDay;
 

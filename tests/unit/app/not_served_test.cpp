@@ -107,11 +107,10 @@ TEST(NotServed, EveryInertKeyAndSettingIsNamed) {
   ASSERT_TRUE(outcome.ok());
   const EnvLookup env = FakeEnv(kEveryInertSetting);
   const auto findings = FindNotServed(outcome.config->document, &env);
-  EXPECT_THAT(
-      Subjects(findings, NoticeKind::kNotServed),
-      ElementsAre("auth.strategies[1]", "auth.strategies[2]", "auth.strategies[3]",
-                  "auth.twoFactor", "analytics", "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET",
-                  "MY_IDP_CLIENT_ID", "SCHEMA_EDIT_API_ENABLED"));
+  EXPECT_THAT(Subjects(findings, NoticeKind::kNotServed),
+              ElementsAre("auth.strategies[1]", "auth.strategies[2]", "auth.strategies[3]",
+                          "auth.twoFactor", "analytics", "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET",
+                          "MY_IDP_CLIENT_ID", "SCHEMA_EDIT_API_ENABLED"));
   EXPECT_THAT(Subjects(findings, NoticeKind::kNoBackendEffect),
               ElementsAre("theme", "languages", "components", "pages"));
 }
@@ -134,6 +133,22 @@ TEST(NotServed, StorageWithoutAuthIsNamed) {
     EXPECT_FALSE(finding.subject.starts_with("STORAGE_") || finding.subject == "buckets" ||
                  finding.subject == "ECO_IMAGE_FORMAT")
         << finding.subject;
+  }
+}
+
+TEST(NotServed, PurgeSettingsWithoutAuthAreNamed) {
+  const EnvLookup env =
+      FakeEnv({{"ECO_RETENTION_PURGE_DAYS", "30"}, {"ACCOUNT_DELETION_GRACE_DAYS", "3"}});
+  const auto without_auth = Load("name: plain\n");
+  ASSERT_TRUE(without_auth.ok());
+  EXPECT_THAT(Subjects(FindNotServed(without_auth.config->document, &env), NoticeKind::kNotServed),
+              ElementsAre("ECO_RETENTION_PURGE_DAYS", "ACCOUNT_DELETION_GRACE_DAYS"));
+  // With auth the purge job applies them.
+  const auto with_auth = Load(kEveryInertKey);
+  ASSERT_TRUE(with_auth.ok());
+  for (const auto& finding : FindNotServed(with_auth.config->document, &env)) {
+    EXPECT_NE(finding.subject, "ECO_RETENTION_PURGE_DAYS");
+    EXPECT_NE(finding.subject, "ACCOUNT_DELETION_GRACE_DAYS");
   }
 }
 
