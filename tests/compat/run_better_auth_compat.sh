@@ -28,7 +28,7 @@ package_dir="$here/better_auth"
 backend="${CAIRN_TEST_BACKEND:-sqlite}"
 
 STARTUP_TIMEOUT=60   # seconds until the server listens and /api/health answers
-CLIENT_TIMEOUT=240   # seconds for compat.mjs (it has its own 120 s deadline)
+CLIENT_TIMEOUT=240   # seconds for compat.mjs and the other flows (each has its own deadline)
 SERVER_LIFETIME=600  # the server is killed after this even if this script is killed first
 STOP_TIMEOUT=15      # seconds from SIGTERM to SIGKILL
 
@@ -202,14 +202,16 @@ echo "better-auth compat: cairn on $url ($backend), better-auth $installed_versi
 (
   cd "$package_dir" &&
     exec env AUTH_ADMIN_EMAIL=admin@example.com AUTH_ADMIN_PASSWORD=admin-password-1 \
-      timeout -s KILL "$CLIENT_TIMEOUT" node compat.mjs "$url"
+      timeout -s KILL "$CLIENT_TIMEOUT" sh -c \
+      'node compat.mjs "$1" || exit; for flow in *.mjs; do
+         [ "$flow" = compat.mjs ] || node "$flow" "$1" || exit; done' _ "$url"
 ) &
 client_pid=$!
 wait "$client_pid"
 status=$?
 client_pid=""
 if ((status == 137)); then
-  echo "better-auth compat: compat.mjs did not finish within ${CLIENT_TIMEOUT} s" >&2
+  echo "better-auth compat: the client flows did not finish within ${CLIENT_TIMEOUT} s" >&2
 fi
 if ! kill -0 "$server_pid" 2>/dev/null; then
   echo "better-auth compat: the server died during the run" >&2
