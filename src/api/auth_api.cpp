@@ -100,8 +100,8 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
                        SessionUse::kRequired, kChangeEmailBody, Execution::kWorker),
                   &AuthRoutes::ChangeEmail));
     CAIRN_TRY(Add(router,
-                  Spec("POST", "delete-user", "Delete the caller's account", SessionUse::kRequired,
-                       kDeleteUserBody, Execution::kWorker),
+                  Spec("POST", "delete-user", "Schedule the erasure of the caller's account",
+                       SessionUse::kRequired, kDeleteUserBody, Execution::kWorker),
                   &AuthRoutes::DeleteUser));
     CAIRN_TRY(Add(router,
                   Spec("POST", "send-verification-email", "Mail a verification link",
@@ -310,8 +310,10 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
   Result<Response> DeleteUser(Request& request) {
     const auth::Caller& caller = RequireCaller(request);
     const auto password = OptionalString(Body(request), "password");
-    CAIRN_TRY(auth_.DeleteUser(
-        caller.user, password ? std::optional<std::string_view>(*password) : std::nullopt));
+    // Scheduled (D19a); Better Auth's answer, since the account is gone for its owner now.
+    CAIRN_TRY(auth_.DeleteUser(caller,
+                               password ? std::optional<std::string_view>(*password) : std::nullopt,
+                               ClientOf(request)));
     Response response = Json(R"({"success":true,"message":"User deleted"})");
     cookies_.Clear(response, kSessionCookie);
     return response;

@@ -17,6 +17,7 @@
 #include "api/two_factor_api.hpp"
 #include "app/attachment_storage.hpp"
 #include "app/auth_setup.hpp"
+#include "app/purge_setup.hpp"
 #include "app/storage_setup.hpp"
 #include "common/log.hpp"
 #include "common/time.hpp"
@@ -38,6 +39,8 @@ struct Application::Parts {
   // Every (table, role) permission answer, precomputed from options.config for the routes.
   access::AccessIndex access;
   std::unique_ptr<records::RecordService> records;
+  std::unique_ptr<jobs::PurgeJob> purge;  // with auth: erasure and retention (D19a)
+  std::unique_ptr<jobs::Scheduler> purge_schedule;
   std::unique_ptr<http::Server> server;
   bool shut_down = false;
 };
@@ -152,7 +155,8 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   middleware.push_back(std::move(rate_limit));
   if (parts->options.config.auth) {
     CAIRN_ASSIGN_OR_RETURN(parts->auth,
-                           SetUpAuth(bound, *parts->options.config.auth, *parts->database));
+                           SetUpAuth(bound, *parts->options.config.auth, *parts->database,
+                                     AccountErasureHooks(parts->options.config)));
     if (parts->options.config.auth->two_factor) {
       CAIRN_TRY(SetUpTwoFactor(bound, *parts->database, parts->options.config.name, parts->auth));
     }
@@ -175,6 +179,12 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   middleware.push_back(std::make_shared<http::SecurityHeaders>());
   CAIRN_ASSIGN_OR_RETURN(http::Router router, BuildRouter(*parts));
   CAIRN_TRY(parts->server->Start(http::Dispatcher(std::move(router), std::move(middleware))));
+  if (parts->auth.service) {
+    parts->purge = std::make_unique<jobs::PurgeJob>(*parts->database, *parts->auth.service,
+                                                    parts->records.get(), parts->options.config,
+                                                    bound.eco_retention_purge_days);
+    parts->purge_schedule = StartPurgeSchedule(*parts->purge);
+  }
   return std::make_unique<Application>(std::move(parts));
 }
 
@@ -190,9 +200,15 @@ void Application::WaitForBackgroundWork() {
   if (parts_->auth.service) parts_->auth.service->WaitForBackgroundWork();
 }
 
+Result<jobs::PurgeReport> Application::RunPurgeJob(std::int64_t now_ms) {
+  if (!parts_->purge) return Error::NotFound("the purge job runs with an auth section only");
+  return parts_->purge->Run(now_ms);
+}
+
 void Application::Shutdown() {
   if (!parts_ || parts_->shut_down) return;
   parts_->shut_down = true;
+  if (parts_->purge_schedule) parts_->purge_schedule->Stop();  // a run in progress finishes
   parts_->server->Shutdown();
   if (parts_->liveness) parts_->liveness->Stop();
   WaitForBackgroundWork();  // queued mail still needs the database

@@ -4,16 +4,15 @@
 #include <filesystem>
 
 #include "auth/auth_schema.hpp"
-#include "auth/organization_store.hpp"
 #include "common/log.hpp"
 #include "common/time.hpp"
 #include "ratelimit/rate_limit_middleware.hpp"
-#include "records/comment_service.hpp"
 
 namespace cairn::app {
 
 Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& config,
-                            db::Database& database) {
+                            db::Database& database,
+                            std::vector<auth::AccountErasureHook> erasure_hooks) {
   CAIRN_TRY(auth::EnsureAuthSchema(database));
   std::string secret = settings.auth_secret;
   if (secret.empty()) {
@@ -31,7 +30,9 @@ Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& 
 
   AuthParts parts;
   parts.mailer = std::move(mailer);
-  auth::AuthOptions options{config, std::move(secret), settings.base_url, {}};
+  auth::AuthOptions options{config, std::move(secret), settings.base_url, std::move(erasure_hooks)};
+  options.deletion_grace_millis =
+      static_cast<std::int64_t>(settings.account_deletion_grace_days) * auth::kMillisPerDay;
   if (!settings.rate_limit_disabled) {
     // The per-email limits of magic links and email codes, on the counters the D16 layer uses
     // (shared by every node on PostgreSQL).
@@ -47,10 +48,6 @@ Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& 
       return decision.allowed ? 0 : std::max(1, decision.retry_after_seconds);
     };
   }
-  // An erased account's comments stay, with no author (the person is gone, the discussion not).
-  options.on_account_erased.push_back(&records::ForgetCommentAuthor);
-  // Memberships and invitations go; organizations left with nobody go too.
-  options.on_account_erased.push_back(&auth::ForgetOrganizationMember);
   parts.service = std::make_unique<auth::AuthService>(database, std::move(options), parts.mailer);
   parts.cookies = std::make_unique<api::SessionCookies>(parts.service->codec(),
                                                         settings.base_url.starts_with("https://"));

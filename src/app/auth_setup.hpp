@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "api/session_layer.hpp"
 #include "app/settings.hpp"
@@ -27,8 +28,10 @@ struct AuthParts {
 };
 
 // Tables, secret (AUTH_SECRET or one kept in the database), mailer (SMTP_* or the outbox).
+// `erasure_hooks` untie other modules' rows from an erased account (AccountErasureHooks).
 Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& config,
-                            db::Database& database);
+                            db::Database& database,
+                            std::vector<auth::AccountErasureHook> erasure_hooks);
 // Two-factor (D19) over `parts`: TOTP codes named after the app (`issuer`), with code guesses
 // counted in memory on SQLite and in the database on PostgreSQL (unless RATE_LIMIT_DISABLED).
 Status SetUpTwoFactor(const Settings& settings, db::Database& database, std::string issuer,

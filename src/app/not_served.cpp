@@ -123,6 +123,15 @@ void StorageSettingsWithoutAuth(const NotServedProbe& probe, std::vector<std::st
   }
 }
 
+// The purge job (D19a) settings that are set when there is no auth section: no accounts to erase
+// and no records in a trash without one.
+void PurgeSettingsWithoutAuth(const NotServedProbe& probe, std::vector<std::string>& where) {
+  if (HasAuth(probe)) return;
+  for (const char* name : {"ECO_RETENTION_PURGE_DAYS", "ACCOUNT_DELETION_GRACE_DAYS"}) {
+    if (IsSet(probe, name)) where.emplace_back(name);
+  }
+}
+
 // <NAME>_CLIENT_ID / <NAME>_CLIENT_SECRET of each configured OAuth provider (D18: upper-cased,
 // `-` → `_`), when set.
 void OAuthCredentials(const NotServedProbe& probe, std::vector<std::string>& where) {
@@ -151,6 +160,8 @@ constexpr std::string_view kPages = "pages";
 constexpr NoticeKind kWarn = NoticeKind::kNotServed;
 constexpr NoticeKind kInfo = NoticeKind::kNoBackendEffect;
 constexpr std::string_view kD6 = "by design (D6); kept for the planned schema export";
+constexpr std::string_view kPurgeNeedsAuth =
+    "the purge job runs with an auth section only (accounts and records are served with one)";
 constexpr std::string_view kStorageNeedsAuth =
     "file storage is served with an auth section only (signing needs a session)";
 
@@ -164,8 +175,8 @@ constexpr NotServedEntry kTable[] = {
     {"<PROVIDER>_CLIENT_ID, <PROVIDER>_CLIENT_SECRET", kWarn, true,
      "OAuth sign-in is not served, so its credentials are not read", OAuthCredentials},
     {"STORAGE_* without auth", kWarn, true, kStorageNeedsAuth, StorageSettingsWithoutAuth},
-    {"ECO_RETENTION_PURGE_DAYS", kWarn, true,
-     "the retention purge job: soft-deleted records stay in the trash", nullptr},
+    {"ECO_RETENTION_PURGE_DAYS, ACCOUNT_DELETION_GRACE_DAYS without auth", kWarn, true,
+     kPurgeNeedsAuth, PurgeSettingsWithoutAuth},
     {"SCHEMA_EDIT_API_ENABLED", kWarn, true,
      "live schema editing: the /api/admin/schema routes do not exist", nullptr},
     {"theme", kInfo, false, kD6, RootKey<kTheme>},

@@ -46,6 +46,8 @@ struct Settings {
   std::string trusted_proxies;  // comma-separated addresses and CIDR ranges, validated
   int rate_limit_window_seconds = 60;
   bool rate_limit_disabled = false;
+  // D19a: days between delete-user and the purge of the account; 0 purges at once.
+  int account_deletion_grace_days = 7;
   // STORAGE_PROVIDER, STORAGE_LOCAL_DIRECTORY, STORAGE_S3_*, STORAGE_DEFAULT_ACCESS,
   // STORAGE_PUBLIC_PATHS (D41, docs/storage.md).
   storage::StorageSettings storage;

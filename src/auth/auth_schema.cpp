@@ -99,6 +99,12 @@ CREATE TABLE IF NOT EXISTS "_cairn_auth_two_factor" (
   "created_at" BIGINT NOT NULL,
   "updated_at" BIGINT NOT NULL
 );
+-- D19a: accounts whose owner asked for erasure; the purge job erases them after the grace period.
+CREATE TABLE IF NOT EXISTS "_cairn_auth_deletions" (
+  "user_id" TEXT PRIMARY KEY REFERENCES "_cairn_auth_users" ("id") ON DELETE CASCADE,
+  "requested_at" BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS "_cairn_auth_deletions_requested" ON "_cairn_auth_deletions" ("requested_at");
 
 -- Organizations (D19). Roles are Better Auth's comma-separated list (owner, admin, member).
 CREATE TABLE IF NOT EXISTS "_cairn_auth_organizations" (

@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 
 #include "activity/activity.hpp"
+#include "auth/account_erasure.hpp"
 #include "auth/auth_errors.hpp"
 #include "auth/email_code_store.hpp"
 #include "auth/limits.hpp"
@@ -103,12 +104,16 @@ Result<User> AuthService::LoadUser(db::Connection& connection, std::string_view 
   return std::move(*user);
 }
 
-Status AuthService::EraseAccount(db::Connection& connection, std::string_view user_id) {
-  CAIRN_TRY(activity::ForgetActor(connection, user_id));
+Status AuthService::EraseAccount(db::Connection& connection, const User& user,
+                                 std::string_view requested_by) {
+  CAIRN_TRY(activity::ForgetActor(connection, user.id));
   for (const AccountErasureHook& hook : options_.on_account_erased) {
-    CAIRN_TRY(hook(connection, user_id));
+    CAIRN_TRY(hook(connection, user.id));
   }
-  return auth::DeleteUser(connection, user_id);
+  CAIRN_TRY(DeleteUserData(connection, user.id, user.email));
+  // The erasure itself is recorded with no actor and nothing about the person but the old id.
+  return RecordEvent(connection, "account.deletion.purged", Actor{},
+                     {{"userId", user.id}, {"requestedBy", requested_by}});
 }
 
 // --- Sessions -----------------------------------------------------------------------------------
@@ -134,6 +139,10 @@ Result<IssuedSession> AuthService::CreateSession(db::Connection& connection, con
   session.created_at = now;
   session.updated_at = now;
   CAIRN_TRY(InsertSession(connection, session, SessionTokenCodec::Hash(issued.token)));
+  // Checked after the insert: on PostgreSQL the insert waits for a deletion request that locked
+  // the user row, so this read sees it (D19a: no session while the erasure is scheduled).
+  CAIRN_ASSIGN_OR_RETURN(auto deletion, FindDeletionRequest(connection, user.id));
+  if (deletion) return DeletionScheduled();
   return issued;
 }
 
@@ -338,10 +347,12 @@ Result<AuthService::SignInResult> AuthService::SignIn(std::string_view email_inp
   }
   std::optional<User> user;
   std::optional<std::string> hash;
+  std::optional<std::int64_t> deletion;
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
     CAIRN_ASSIGN_OR_RETURN(user, FindUserByEmail(connection, email));
     if (user) {
       CAIRN_ASSIGN_OR_RETURN(hash, FindPasswordHash(connection, user->id));
+      CAIRN_ASSIGN_OR_RETURN(deletion, FindDeletionRequest(connection, user->id));
     }
     return {};
   }));
@@ -350,6 +361,8 @@ Result<AuthService::SignInResult> AuthService::SignIn(std::string_view email_inp
     return InvalidCredentials();
   }
   if (!VerifyPassword(password, *hash)) return InvalidCredentials();
+  // Told only to whoever knows the password.
+  if (deletion) return DeletionScheduled();
   const std::int64_t now = time::NowMillis();
   if (user->banned && (!user->ban_expires || *user->ban_expires > now)) return Banned();
   if (options_.config.require_email_verification && !user->email_verified) {

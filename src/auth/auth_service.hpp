@@ -4,7 +4,8 @@
 //
 // Auth events and admin actions go to the activity log (D50) in the write transaction of the
 // change itself: sign_up, sign_in, sign_out, password_reset, session_revoked, user.create,
-// user.set_role, user.ban, user.unban, user.remove. Their metadata names the users and roles
+// user.set_role, user.ban, user.unban, user.remove, account.deletion.scheduled and
+// account.deletion.purged (D19a). Their metadata names the users and roles
 // concerned, never a password or a token.
 #pragma once
 
@@ -18,6 +19,7 @@
 #include <boost/json/object.hpp>
 
 #include "auth/background_tasks.hpp"
+#include "auth/limits.hpp"
 #include "auth/model.hpp"
 #include "auth/session_cache.hpp"
 #include "auth/session_token.hpp"
@@ -44,6 +46,8 @@ struct AuthOptions {
   std::vector<AccountErasureHook> on_account_erased;
   // The per-email limits of magic links and email codes; empty when rate limits are off.
   RateCheck rate_check;
+  // D19a (ACCOUNT_DELETION_GRACE_DAYS): from delete-user to the purge; 0 purges at once.
+  std::int64_t deletion_grace_millis = kDefaultDeletionGraceDays * kMillisPerDay;
 };
 
 // A new session and the token that only its holder knows.
@@ -135,7 +139,11 @@ class AuthService {
                                                       bool revoke_other_sessions,
                                                       const ClientInfo& client);
   Status ChangeEmail(const User& user, std::string_view new_email, std::string_view callback_url);
-  Status DeleteUser(const User& user, std::optional<std::string_view> password);
+  // delete-user (D19a): with the password, or from a session younger than kFreshSessionMillis,
+  // schedules the erasure: every session ends, sign-in is refused, and the purge job erases the
+  // account once the grace period is over (at once when it is 0).
+  Status DeleteUser(const Caller& caller, std::optional<std::string_view> password,
+                    const ClientInfo& client);
   // Always succeeds for the caller (D12); mail goes out only for a known address.
   Status RequestPasswordReset(std::string_view email, std::string_view redirect_to);
   Status ResetPassword(std::string_view token, std::string_view new_password,
@@ -176,6 +184,8 @@ class AuthService {
   Result<User> Ban(const Actor& admin, std::string_view user_id, std::optional<std::string> reason,
                    std::optional<std::int64_t> expires_in_s);
   Result<User> Unban(const Actor& admin, std::string_view user_id);
+  // Erases the account at once (the same purge as the job's), recorded as user.remove by the
+  // admin and account.deletion.purged.
   Status RemoveUser(const Actor& admin, std::string_view user_id);
   // A password_reset event by the admin.
   Status SetUserPassword(const Actor& admin, std::string_view user_id, std::string_view password);
@@ -189,6 +199,14 @@ class AuthService {
   Result<std::optional<Resolved>> StopImpersonating(const Caller& caller,
                                                     std::string_view admin_token,
                                                     const ClientInfo& client);
+
+  // --- Erasure (D19a), for the purge job ---------------------------------------------------------
+  // Users whose deletion request is older than the grace period at `now`, oldest first.
+  Result<std::vector<std::string>> DueErasures(std::int64_t now, int limit);
+  // Inside the caller's write transaction: erases the user when its deletion is (still) due at
+  // `now`, with its account.deletion.purged entry; false when there was nothing to do (another
+  // run got there first).
+  Result<bool> PurgeIfDue(db::Connection& connection, std::string_view user_id, std::int64_t now);
 
   // --- For the plugins beside this class (organizations) ----------------------------------------
   // A write that drops cached sessions when it ends (WriteTransaction), and an auth event
@@ -216,8 +234,9 @@ class AuthService {
   Status CheckPassword(std::string_view password, std::string_view field) const;
   Result<User> LoadUser(db::Connection& connection, std::string_view user_id);
   // Erases the account inside the caller's transaction: its activity entries lose their actor
-  // and stay (D50 rules 2 and 3), every erasure hook runs, then the user row and all it owns go.
-  Status EraseAccount(db::Connection& connection, std::string_view user_id);
+  // and stay (D50 rules 2 and 3), every erasure hook runs, then the user row and all it owns go
+  // (account_erasure.hpp); account.deletion.purged records it, with the old id only.
+  Status EraseAccount(db::Connection& connection, const User& user, std::string_view requested_by);
   // The user with this (normalized) email, in its own read transaction.
   Result<std::optional<User>> FindByEmail(std::string_view email);
   Status SendTokenMail(const User& user, std::string_view purpose, std::string_view value,

@@ -22,6 +22,12 @@ inline constexpr std::size_t kSessionCacheMaxEntries = 10000;
 inline constexpr std::int64_t kImpersonationLifetimeMillis = 60LL * 60 * 1000;
 // Expired sessions and tokens are deleted at startup and then at most this often.
 inline constexpr std::int64_t kPurgeIntervalMillis = 60LL * 60 * 1000;
+// D19a: delete-user without the password needs a session this young (Better Auth's freshAge);
+// the erasure follows after ACCOUNT_DELETION_GRACE_DAYS, by default this many.
+inline constexpr std::int64_t kFreshSessionMillis = kMillisPerDay;
+inline constexpr std::int64_t kDefaultDeletionGraceDays = 7;
+// The purge job erases at most this many accounts per run (the next run takes the rest).
+inline constexpr int kMaxErasuresPerRun = 1000;
 // Email verification, password reset and email change links.
 inline constexpr std::int64_t kEmailTokenLifetimeMillis = 60LL * 60 * 1000;
 

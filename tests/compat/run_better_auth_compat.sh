@@ -30,7 +30,7 @@ package_dir="$here/better_auth"
 backend="${CAIRN_TEST_BACKEND:-sqlite}"
 
 STARTUP_TIMEOUT=60   # seconds until the server listens and /api/health answers
-CLIENT_TIMEOUT=240   # seconds for compat.mjs (it has its own 120 s deadline)
+CLIENT_TIMEOUT=240   # seconds for compat.mjs and the other flows (each has its own deadline)
 SERVER_LIFETIME=600  # the server is killed after this even if this script is killed first
 STOP_TIMEOUT=15      # seconds from SIGTERM to SIGKILL
 

@@ -77,7 +77,6 @@ const std::map<std::string, std::string> kEveryInertSetting = {
     {"STORAGE_TRANSFORM_CACHE_DIR", "/tmp/cache"},
     {"STORAGE_TRANSFORM_CACHE_MAX_SIZE", "100"},
     {"ECO_IMAGE_FORMAT", "webp"},
-    {"ECO_RETENTION_PURGE_DAYS", "30"},
     {"SCHEMA_EDIT_API_ENABLED", "true"},
     {"GOOGLE_CLIENT_ID", "id"},
     {"GOOGLE_CLIENT_SECRET", "secret"},
@@ -86,6 +85,8 @@ const std::map<std::string, std::string> kEveryInertSetting = {
     {"PORT", "8080"},
     {"SMTP_HOST", "mail.example.com"},
     {"RATE_LIMIT_DISABLED", "true"},
+    {"ECO_RETENTION_PURGE_DAYS", "30"},  // with auth: the purge job applies it
+    {"ACCOUNT_DELETION_GRACE_DAYS", "3"},
 };
 
 // Storage is served with auth only: without it, buckets and storage settings are named.
@@ -109,8 +110,7 @@ TEST(NotServed, EveryInertKeyAndSettingIsNamed) {
   const auto findings = FindNotServed(outcome.config->document, &env);
   EXPECT_THAT(Subjects(findings, NoticeKind::kNotServed),
               ElementsAre("auth.strategies[3]", "analytics", "GOOGLE_CLIENT_ID",
-                          "GOOGLE_CLIENT_SECRET", "MY_IDP_CLIENT_ID", "ECO_RETENTION_PURGE_DAYS",
-                          "SCHEMA_EDIT_API_ENABLED"));
+                          "GOOGLE_CLIENT_SECRET", "MY_IDP_CLIENT_ID", "SCHEMA_EDIT_API_ENABLED"));
   EXPECT_THAT(Subjects(findings, NoticeKind::kNoBackendEffect),
               ElementsAre("theme", "languages", "components", "pages"));
 }
@@ -133,6 +133,22 @@ TEST(NotServed, StorageWithoutAuthIsNamed) {
     EXPECT_FALSE(finding.subject.starts_with("STORAGE_") || finding.subject == "buckets" ||
                  finding.subject == "ECO_IMAGE_FORMAT")
         << finding.subject;
+  }
+}
+
+TEST(NotServed, PurgeSettingsWithoutAuthAreNamed) {
+  const EnvLookup env =
+      FakeEnv({{"ECO_RETENTION_PURGE_DAYS", "30"}, {"ACCOUNT_DELETION_GRACE_DAYS", "3"}});
+  const auto without_auth = Load("name: plain\n");
+  ASSERT_TRUE(without_auth.ok());
+  EXPECT_THAT(Subjects(FindNotServed(without_auth.config->document, &env), NoticeKind::kNotServed),
+              ElementsAre("ECO_RETENTION_PURGE_DAYS", "ACCOUNT_DELETION_GRACE_DAYS"));
+  // With auth the purge job applies them.
+  const auto with_auth = Load(kEveryInertKey);
+  ASSERT_TRUE(with_auth.ok());
+  for (const auto& finding : FindNotServed(with_auth.config->document, &env)) {
+    EXPECT_NE(finding.subject, "ECO_RETENTION_PURGE_DAYS");
+    EXPECT_NE(finding.subject, "ACCOUNT_DELETION_GRACE_DAYS");
   }
 }
 
@@ -181,8 +197,8 @@ TEST(NotServed, SettingsAreLookedAtOnlyWithAnEnvironment) {
   const auto findings = FindNotServed(outcome.config->document, &env);
   ASSERT_EQ(findings.size(), 1u);  // an empty value is unset, as LoadSettings reads it
   EXPECT_EQ(FormatNotServed(findings[0], outcome.locations),
-            "ECO_RETENTION_PURGE_DAYS: accepted, not served by this build: the retention purge "
-            "job: soft-deleted records stay in the trash");
+            "ECO_RETENTION_PURGE_DAYS: accepted, not served by this build: the purge job runs "
+            "with an auth section only (accounts and records are served with one)");
 }
 
 TEST(NotServed, ConfigKeysAreNamedWithFileAndLine) {
@@ -203,7 +219,7 @@ TEST(NotServed, ConfigKeysAreNamedWithFileAndLine) {
 TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
   const auto outcome = Load(kEveryInertKey);
   ASSERT_TRUE(outcome.ok());
-  const EnvLookup env = FakeEnv({{"ECO_RETENTION_PURGE_DAYS", "30"}});
+  const EnvLookup env = FakeEnv({{"SCHEMA_EDIT_API_ENABLED", "true"}});
   std::vector<std::string> starts;
   for (const NotServedLine& line : NotServedReport(outcome, &env)) {
     starts.push_back(line.text.substr(0, line.text.find(": ", line.text.find(": ") + 2)));
@@ -212,7 +228,7 @@ TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
               ElementsAre("app.yaml:22: auth.strategies[3]", "app.yaml:29: analytics",
                           "app.yaml:30: theme", "app.yaml:31: languages",
                           "app.yaml:32: components", "app.yaml:33: pages",
-                          "ECO_RETENTION_PURGE_DAYS: accepted, not served by this build"));
+                          "SCHEMA_EDIT_API_ENABLED: accepted, not served by this build"));
 }
 
 }  // namespace
