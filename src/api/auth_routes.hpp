@@ -11,11 +11,22 @@
 #include "common/result.hpp"
 #include "http/router.hpp"
 
+namespace cairn::auth::oauth {
+class OAuthService;
+}
+
 namespace cairn::api {
 
 Status AddAuthRoutes(http::Router& router, auth::AuthService& auth, const SessionCookies& cookies);
 Status AddAuthAdminRoutes(http::Router& router, auth::AuthService& auth,
                           const SessionCookies& cookies);
+
+// The oauth strategy's routes (api/oauth_api.cpp). `trusted_origins` are where callbackURL and
+// errorCallbackURL may point (BASE_URL's origin and TRUSTED_ORIGINS).
+Status AddOAuthRoutes(http::Router& router, auth::oauth::OAuthService& oauth,
+                      const SessionCookies& cookies, std::vector<std::string> trusted_origins);
+// sign-in/social, for the CSRF origin check; none without the oauth strategy.
+std::vector<std::string> OAuthSignInPaths(const config::AuthConfig& config);
 
 // The full paths of the routes that sign a browser in with a password (for the CSRF origin
 // check); none without the emailAndPassword strategy, since those routes do not exist then.

@@ -129,28 +129,8 @@ void StorageSettingsWithoutAuth(const NotServedProbe& probe, std::vector<std::st
   }
 }
 
-// <NAME>_CLIENT_ID / <NAME>_CLIENT_SECRET of each configured OAuth provider (D18: upper-cased,
-// `-` → `_`), when set.
-void OAuthCredentials(const NotServedProbe& probe, std::vector<std::string>& where) {
-  const array* strategies = AuthArray(probe, "strategies");
-  for (std::size_t i = 0; strategies != nullptr && i < strategies->size(); ++i) {
-    const array* providers = ArrayAt((*strategies)[i], "providers");
-    for (std::size_t p = 0; providers != nullptr && p < providers->size(); ++p) {
-      if (!(*providers)[p].is_string()) continue;
-      std::string prefix((*providers)[p].get_string());
-      for (char& c : prefix) {
-        c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      }
-      for (const char* suffix : {"_CLIENT_ID", "_CLIENT_SECRET"}) {
-        if (IsSet(probe, prefix + suffix)) where.push_back(prefix + suffix);
-      }
-    }
-  }
-}
-
 constexpr std::string_view kMagicLink = "magicLink";
 constexpr std::string_view kEmailOtp = "emailOtp";
-constexpr std::string_view kOAuth = "oauth";
 constexpr std::string_view kTheme = "theme";
 constexpr std::string_view kLanguages = "languages";
 constexpr std::string_view kComponents = "components";
@@ -170,13 +150,9 @@ constexpr NotServedEntry kTable[] = {
      "the magicLink strategy: its sign-in routes do not exist", Strategy<kMagicLink>},
     {"auth.strategies[] emailOtp", kWarn, false,
      "the emailOtp strategy: its sign-in routes do not exist", Strategy<kEmailOtp>},
-    {"auth.strategies[] oauth", kWarn, false,
-     "the oauth strategy: sign-in/social and callback/{provider} do not exist", Strategy<kOAuth>},
     {"auth.twoFactor", kWarn, false, "two-factor authentication: its routes do not exist",
      TwoFactor},
     {"analytics", kWarn, false, "analytics: the collect and report routes do not exist", Analytics},
-    {"<PROVIDER>_CLIENT_ID, <PROVIDER>_CLIENT_SECRET", kWarn, true,
-     "OAuth sign-in is not served, so its credentials are not read", OAuthCredentials},
     {"STORAGE_* without auth", kWarn, true, kStorageNeedsAuth, StorageSettingsWithoutAuth},
     {"ECO_RETENTION_PURGE_DAYS", kWarn, true,
      "the retention purge job: soft-deleted records stay in the trash", nullptr},

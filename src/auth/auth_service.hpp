@@ -148,6 +148,17 @@ class AuthService {
                                                     std::string_view admin_token,
                                                     const ClientInfo& client);
 
+  // --- For sign-in modules beside this service (OAuth) ---------------------------------------
+  // A write transaction that drops cached sessions when it ends, as every auth write does.
+  Status Write(const std::function<Status(db::Connection&)>& work) {
+    return WriteTransaction(work);
+  }
+  // One auth event in the activity log, inside the caller's transaction.
+  static Status Record(db::Connection& connection, std::string_view action, const Actor& actor,
+                       boost::json::object metadata = {}) {
+    return RecordEvent(connection, action, actor, std::move(metadata));
+  }
+
   // Purges expired sessions and tokens (at startup, then at most hourly from sign-ins).
   Status PurgeExpired();
   // Returns when the mail posted to the background has gone out (tests and shutdown).
