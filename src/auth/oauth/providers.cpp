@@ -131,9 +131,11 @@ Result<std::vector<Provider>> ConfiguredProviders(const config::AuthConfig& conf
     }
   }
   if (!missing.empty()) {
-    return Error::Validation(missing.front().message +
-                                 (missing.size() > 2 ? " (and other providers theirs)" : ""),
-                             std::move(missing));
+    std::string message;
+    for (std::size_t i = 0; i < missing.size(); i += 2) {
+      message += (message.empty() ? "" : "; ") + missing[i].message;
+    }
+    return Error::Validation(std::move(message), std::move(missing));
   }
   return out;
 }

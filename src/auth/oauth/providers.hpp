@@ -29,9 +29,9 @@ struct Provider {
   std::string discovery_url;
   // Microsoft's multi-tenant endpoint: the token's `iss` names the user's tenant (`tid`).
   bool issuer_per_tenant = false;
-  // Whether the provider vouches for email ownership without an `email_verified` claim.
-  // Microsoft does not say, so its addresses count as unverified (no linking by email).
-  // GitHub: the user/emails endpoint's `verified` flag.
+  // GitHub-style providers: the user, and the addresses with GitHub's `verified` flag.
+  // (Microsoft sends no `email_verified`: its addresses count as unverified, so they never join
+  // an existing user by email.)
   std::string user_endpoint, emails_endpoint;
 };
 
