@@ -85,6 +85,14 @@ bool Verified(const json::object& object, std::string_view key) {
   return value->is_string() && value->get_string() == "true";
 }
 
+// BASE_URL as a page: "https://app.example.com/" rather than "https://app.example.com".
+std::string Landing(const std::string& base_url) {
+  const std::size_t authority = base_url.find("://");
+  const bool has_path = authority != std::string::npos &&
+                        base_url.find('/', authority + 3) != std::string::npos;
+  return has_path ? base_url : base_url + "/";
+}
+
 bool IsProviderErrorCode(std::string_view code) {
   if (code.empty() || code.size() > kMaxProviderErrorLength) return false;
   for (const char c : code) {
@@ -183,9 +191,10 @@ Result<std::string> OAuthService::Authorize(const AuthorizationRequest& request)
   pending.provider = request.provider;
   pending.code_verifier = crypto::Base64Url(crypto::RandomBytes(kVerifierBytes));
   pending.nonce = crypto::Base64Url(crypto::RandomBytes(kNonceBytes));
-  pending.callback_url = request.callback_url.empty() ? base_url() : request.callback_url;
+  pending.callback_url =
+      request.callback_url.empty() ? Landing(base_url()) : request.callback_url;
   pending.error_callback_url =
-      request.error_callback_url.empty() ? base_url() : request.error_callback_url;
+      request.error_callback_url.empty() ? Landing(base_url()) : request.error_callback_url;
   pending.new_user_callback_url = request.new_user_callback_url.empty()
                                       ? pending.callback_url
                                       : request.new_user_callback_url;
@@ -430,7 +439,7 @@ CallbackOutcome OAuthService::Callback(const CallbackInput& input, const ClientI
               " failed: " + failure.code + (failure.detail.empty() ? "" : " (" + failure.detail + ")"));
     return CallbackOutcome{WithQuery(url, "error", failure.code), std::nullopt};
   };
-  if (input.state.empty()) return fail_to(base_url(), Fail("state_not_found"));
+  if (input.state.empty()) return fail_to(Landing(base_url()), Fail("state_not_found"));
 
   // Consumed at once, whatever follows: a state is good for one attempt.
   std::optional<PendingAuthorization> pending;
@@ -440,8 +449,8 @@ CallbackOutcome OAuthService::Callback(const CallbackInput& input, const ClientI
                                                                  time::NowMillis()));
         return {};
       });
-  if (!consumed.ok()) return fail_to(base_url(), Fail("internal_server_error", consumed.error().detail));
-  if (!pending) return fail_to(base_url(), Fail("state_mismatch", "unknown, used or expired state"));
+  if (!consumed.ok()) return fail_to(Landing(base_url()), Fail("internal_server_error", consumed.error().detail));
+  if (!pending) return fail_to(Landing(base_url()), Fail("state_mismatch", "unknown, used or expired state"));
   const std::string& error_url = pending->error_callback_url;
   if (pending->provider != input.provider) {
     return fail_to(error_url, Fail("state_mismatch", "state of another provider"));
