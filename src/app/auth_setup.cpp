@@ -39,13 +39,12 @@ Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& 
     const auto lookup = [&](const std::string& name) -> std::optional<std::string> {
       return settings.env ? settings.env(name.c_str()) : std::nullopt;
     };
-    CAIRN_ASSIGN_OR_RETURN(
-        auto providers,
-        auth::oauth::ConfiguredProviders(config, lookup,
-                                         {settings.github_url, settings.github_api_url}));
+    CAIRN_ASSIGN_OR_RETURN(auto providers,
+                           auth::oauth::ConfiguredProviders(
+                               config, lookup, {settings.github_url, settings.github_api_url}));
     CAIRN_TRY(auth::oauth::EnsureOAuthSchema(database));
-    parts.oauth = std::make_unique<auth::oauth::OAuthService>(database, *parts.service,
-                                                              std::move(providers));
+    parts.oauth =
+        std::make_unique<auth::oauth::OAuthService>(database, *parts.service, std::move(providers));
   }
   if (Status purged = parts.service->PurgeExpired(); !purged.ok()) {
     log::Warn("cannot purge expired sessions: " + purged.error().detail);

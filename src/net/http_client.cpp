@@ -175,9 +175,8 @@ struct HttpClient::Pool {
   }
 
   Error NetworkError(std::string_view step, const error_code& ec) const {
-    return Error::Unavailable(
-        unavailable,
-        service + " " + std::string(step) + " " + host + ":" + std::to_string(port) + ": " + ec.message());
+    return Error::Unavailable(unavailable, service + " " + std::string(step) + " " + host + ":" +
+                                               std::to_string(port) + ": " + ec.message());
   }
 };
 
@@ -248,8 +247,9 @@ Result<std::string> HttpResponse::ReadAll(std::size_t limit) {
     if (read == 0) return body;
     if (body.size() + read > limit) {
       impl_->failed = true;
-      return Error::Unavailable(impl_->pool->unavailable,
-                                impl_->pool->service + " answer body above " + std::to_string(limit) + " bytes");
+      return Error::Unavailable(
+          impl_->pool->unavailable,
+          impl_->pool->service + " answer body above " + std::to_string(limit) + " bytes");
     }
     body.append(chunk, read);
   }
@@ -273,8 +273,7 @@ Result<Endpoint> Endpoint::Parse(std::string_view url) {
   std::string_view port;
   if (url.starts_with('[')) {
     const std::size_t close = url.find(']');
-    if (close == std::string_view::npos)
-      return Error::Validation("Bad IPv6 host in the endpoint");
+    if (close == std::string_view::npos) return Error::Validation("Bad IPv6 host in the endpoint");
     endpoint.host = std::string(url.substr(1, close - 1));
     const std::string_view rest = url.substr(close + 1);
     if (!rest.empty()) {
@@ -364,8 +363,8 @@ Result<std::unique_ptr<HttpResponse>> HttpClient::Send(const HttpRequest& reques
       error_code open_error;
       message.body().open(request.body_file.c_str(), beast::file_mode::scan, open_error);
       if (open_error) {
-        return Error::Internal(pool_->service + " upload: cannot open " + request.body_file.string() + ": " +
-                               open_error.message());
+        return Error::Internal(pool_->service + " upload: cannot open " +
+                               request.body_file.string() + ": " + open_error.message());
       }
       message.content_length(request.body_size);
       ec = connection->Write(message);

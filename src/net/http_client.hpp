@@ -1,9 +1,9 @@
-// A small blocking HTTP/1.1 client for outgoing calls (the s3 backend, OAuth providers), on Boost.Beast (plain TCP, or TLS through
-// OpenSSL with the peer's certificate and host name checked against the system store). It is
-// pull-based: Send answers once the response header is read, and the body is read piece by
-// piece on demand, so a download streams through the caller's buffer. Connections are kept
-// alive and reused (a small idle pool); one that the server closed while idle is replaced and
-// the request sent once more. Every connect and every read or write has a timeout.
+// A small blocking HTTP/1.1 client for outgoing calls (the s3 backend, OAuth providers), on
+// Boost.Beast (plain TCP, or TLS through OpenSSL with the peer's certificate and host name checked
+// against the system store). It is pull-based: Send answers once the response header is read, and
+// the body is read piece by piece on demand, so a download streams through the caller's buffer.
+// Connections are kept alive and reused (a small idle pool); one that the server closed while idle
+// is replaced and the request sent once more. Every connect and every read or write has a timeout.
 //
 // Only http_client.cpp includes Beast; callers see plain types.
 #pragma once

@@ -57,7 +57,8 @@ std::string SkipReason(const std::string& package) {
 class OidcProvider {
  public:
   OidcProvider()
-      : process_("oidc_server.mjs", {kClientId, kClientSecret, "alice", kAliceEmail, "Alice Example"}) {
+      : process_("oidc_server.mjs",
+                 {kClientId, kClientSecret, "alice", kAliceEmail, "Alice Example"}) {
     port_ = std::stoi(process_.ReadLine());
   }
   std::string issuer() const { return "http://127.0.0.1:" + std::to_string(port_); }
@@ -79,9 +80,9 @@ class OAuthOidcTest : public ::testing::Test {
     const std::string missing = NodeProcess::Missing("oidc-provider");
     ASSERT_TRUE(missing.empty()) << missing;
     provider_ = std::make_unique<OidcProvider>();
-    auth_ = std::make_unique<AuthApp>(OAuthOptions(
-        "        - { name: idp, issuer: \"" + provider_->issuer() + "\" }\n",
-        {{"IDP_CLIENT_ID", kClientId}, {"IDP_CLIENT_SECRET", kClientSecret}}));
+    auth_ = std::make_unique<AuthApp>(
+        OAuthOptions("        - { name: idp, issuer: \"" + provider_->issuer() + "\" }\n",
+                     {{"IDP_CLIENT_ID", kClientId}, {"IDP_CLIENT_SECRET", kClientSecret}}));
     provider_->Register(Origin() + "/api/auth/callback/idp");
   }
 
@@ -91,11 +92,11 @@ class OAuthOidcTest : public ::testing::Test {
 
   // POST sign-in/social as the app's page would; the provider's authorization URL.
   std::string StartSignIn(const std::string& extra = "") {
-    const auto started = auth_->Client().PostJson(
-        "/api/auth/sign-in/social",
-        R"({"provider":"idp","callbackURL":")" + Home() + R"(","errorCallbackURL":")" +
-            ErrorPage() + "\"" + extra + "}",
-        {{"Origin", Origin()}});
+    const auto started =
+        auth_->Client().PostJson("/api/auth/sign-in/social",
+                                 R"({"provider":"idp","callbackURL":")" + Home() +
+                                     R"(","errorCallbackURL":")" + ErrorPage() + "\"" + extra + "}",
+                                 {{"Origin", Origin()}});
     EXPECT_EQ(started.status, 200) << started.body;
     const auto body = started.Json();
     EXPECT_TRUE(body.at("redirect").as_bool());
@@ -151,9 +152,10 @@ TEST_F(OAuthOidcTest, SignsUpThenSignsInAndListsTheAccount) {
   EXPECT_EQ(QueryParam(authorize, "redirect_uri"), Origin() + "/api/auth/callback/idp");
   EXPECT_EQ(auth_->Count(R"(SELECT COUNT(*) FROM "_cairn_auth_oauth_states")"), 1);
   // Stored hashed: the state in the URL is not in the table.
-  EXPECT_EQ(auth_->Count(R"(SELECT COUNT(*) FROM "_cairn_auth_oauth_states" WHERE "state_hash" = ?)",
-                         {QueryParam(authorize, "state")}),
-            0);
+  EXPECT_EQ(
+      auth_->Count(R"(SELECT COUNT(*) FROM "_cairn_auth_oauth_states" WHERE "state_hash" = ?)",
+                   {QueryParam(authorize, "state")}),
+      0);
 
   Browser browser;
   const auto done = browser.Go(ThroughProvider(browser, authorize), Origin() + "/app/");
@@ -169,8 +171,8 @@ TEST_F(OAuthOidcTest, SignsUpThenSignsInAndListsTheAccount) {
   EXPECT_EQ(session.at("user").at("name").as_string(), "Alice Example");
   EXPECT_TRUE(session.at("user").at("emailVerified").as_bool());
 
-  const auto accounts = auth_->Client().Get("/api/auth/list-accounts",
-                                            {{"Cookie", browser.CookieHeader(Origin())}});
+  const auto accounts =
+      auth_->Client().Get("/api/auth/list-accounts", {{"Cookie", browser.CookieHeader(Origin())}});
   ASSERT_EQ(accounts.status, 200) << accounts.body;
   const auto list = accounts.Json();
   ASSERT_EQ(list.as_array().size(), 1u) << accounts.body;
@@ -258,8 +260,8 @@ TEST_F(OAuthOidcTest, RedirectTargetsMustBeTrusted) {
                           400, "VALIDATION_ERROR", "INVALID_CALLBACK_URL"));
   EXPECT_TRUE(IsAuthError(post(R"({"provider":"idp","errorCallbackURL":"//evil.example.com"})"),
                           400, "VALIDATION_ERROR", "INVALID_CALLBACK_URL"));
-  EXPECT_TRUE(IsAuthError(post(R"({"provider":"idp","callbackURL":"/\\evil.example.com"})"),
-                          400, "VALIDATION_ERROR", "INVALID_CALLBACK_URL"));
+  EXPECT_TRUE(IsAuthError(post(R"({"provider":"idp","callbackURL":"/\\evil.example.com"})"), 400,
+                          "VALIDATION_ERROR", "INVALID_CALLBACK_URL"));
   EXPECT_TRUE(IsAuthError(post(R"({"provider":"nope"})"), 404, "NOT_FOUND", "PROVIDER_NOT_FOUND"));
   // A relative path on this server is fine; without a callbackURL, BASE_URL.
   EXPECT_EQ(post(R"({"provider":"idp","callbackURL":"/welcome"})").status, 200);
@@ -301,8 +303,8 @@ TEST_F(OAuthOidcTest, VerifiedEmailLinksToTheExistingUserAndUnlinkKeepsAWayIn) {
   ASSERT_EQ(unlinked.status, 200) << unlinked.body;
   EXPECT_EQ(unlinked.Json().at("status").as_bool(), true);
   // The password is the last way in: it stays.
-  EXPECT_TRUE(IsAuthError(unlink(credential_id), 400, "VALIDATION_ERROR",
-                          "FAILED_TO_UNLINK_LAST_ACCOUNT"));
+  EXPECT_TRUE(
+      IsAuthError(unlink(credential_id), 400, "VALIDATION_ERROR", "FAILED_TO_UNLINK_LAST_ACCOUNT"));
   EXPECT_EQ(auth_->Count(R"(SELECT COUNT(*) FROM "_cairn_auth_accounts" WHERE "user_id" = ?)",
                          {existing.user_id}),
             1);
@@ -376,16 +378,18 @@ TEST_F(OAuthGitHubTest, SignsUpWithTheVerifiedPrimaryEmail) {
   const auto done = Flow(browser, "octo");
   ASSERT_EQ(done.status, 302) << done.body;
   EXPECT_EQ(done.Header("location"), "/app/home");
-  const auto session = auth_->Client()
-                           .Get("/api/auth/get-session",
-                                {{"Cookie", browser.CookieHeader(Origin())}})
-                           .Json();
+  const auto session =
+      auth_->Client()
+          .Get("/api/auth/get-session", {{"Cookie", browser.CookieHeader(Origin())}})
+          .Json();
   ASSERT_TRUE(session.is_object());
   EXPECT_EQ(session.at("user").at("email").as_string(), "octo@example.com");
   EXPECT_EQ(session.at("user").at("name").as_string(), "Octo Cat");
   EXPECT_TRUE(session.at("user").at("emailVerified").as_bool());
-  EXPECT_EQ(auth_->Scalar(R"(SELECT "account_id" FROM "_cairn_auth_accounts" WHERE "provider_id" = 'github')"),
-            "4242");
+  EXPECT_EQ(
+      auth_->Scalar(
+          R"(SELECT "account_id" FROM "_cairn_auth_accounts" WHERE "provider_id" = 'github')"),
+      "4242");
   // The authorize URL went to the configured GitHub base, with PKCE and without a nonce.
   const std::string authorize = browser.visited().front();
   EXPECT_NE(authorize.find("/login/oauth/authorize?"), std::string::npos);
@@ -400,8 +404,9 @@ TEST_F(OAuthGitHubTest, AnUnverifiedEmailDoesNotTakeOverAnExistingUser) {
   ASSERT_EQ(refused.status, 302);
   EXPECT_EQ(refused.Header("location"), "/app/error?error=account_not_linked");
   EXPECT_FALSE(refused.SetCookie(kSessionCookieName).has_value());
-  EXPECT_EQ(auth_->Count(R"(SELECT COUNT(*) FROM "_cairn_auth_accounts" WHERE "provider_id" = 'github')"),
-            0);
+  EXPECT_EQ(
+      auth_->Count(R"(SELECT COUNT(*) FROM "_cairn_auth_accounts" WHERE "provider_id" = 'github')"),
+      0);
   EXPECT_EQ(auth_->Count(R"(SELECT COUNT(*) FROM "_cairn_auth_sessions" WHERE "user_id" = ?)",
                          {bob.user_id}),
             1);  // the one from signing up, none from GitHub
@@ -426,17 +431,16 @@ TEST_F(OAuthGitHubTest, LinkSocialAddsTheProviderToTheSignedInUser) {
   // And Carol's GitHub account cannot be linked to Dave.
   Browser third;
   const auto taken = Flow(third, "carol", CookieHeader(dave.cookie_value).front().second);
-  EXPECT_EQ(taken.Header("location"),
-            "/app/error?error=account_already_linked_to_different_user");
+  EXPECT_EQ(taken.Header("location"), "/app/error?error=account_already_linked_to_different_user");
   EXPECT_EQ(auth_->Count(R"(SELECT COUNT(*) FROM "_cairn_auth_accounts" WHERE "user_id" = ?)",
                          {dave.user_id}),
             1);
   // link-social needs a session.
-  EXPECT_EQ(auth_->Client()
-                .PostJson("/api/auth/link-social", R"({"provider":"github"})",
-                          {{"Origin", Origin()}})
-                .status,
-            401);
+  EXPECT_EQ(
+      auth_->Client()
+          .PostJson("/api/auth/link-social", R"({"provider":"github"})", {{"Origin", Origin()}})
+          .status,
+      401);
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ class Browser {
 struct SplitUrl {
   std::string authority;  // host:port
   std::uint16_t port = 0;
-  std::string target;     // path and query
+  std::string target;  // path and query
 };
 SplitUrl SplitHttpUrl(const std::string& url);
 

@@ -144,11 +144,11 @@ std::optional<std::string> EcdsaRawToDer(std::string_view raw) {
 bool VerifySha256(EVP_PKEY* pkey, std::string_view signed_part, std::string_view signature) {
   EVP_MD_CTX* context = EVP_MD_CTX_new();
   if (context == nullptr) return false;
-  bool ok = EVP_DigestVerifyInit(context, nullptr, EVP_sha256(), nullptr, pkey) == 1 &&
-            EVP_DigestVerify(context, reinterpret_cast<const unsigned char*>(signature.data()),
-                             signature.size(),
-                             reinterpret_cast<const unsigned char*>(signed_part.data()),
-                             signed_part.size()) == 1;
+  bool ok =
+      EVP_DigestVerifyInit(context, nullptr, EVP_sha256(), nullptr, pkey) == 1 &&
+      EVP_DigestVerify(context, reinterpret_cast<const unsigned char*>(signature.data()),
+                       signature.size(), reinterpret_cast<const unsigned char*>(signed_part.data()),
+                       signed_part.size()) == 1;
   EVP_MD_CTX_free(context);
   return ok;
 }
@@ -196,10 +196,12 @@ Status CheckClaims(const json::object& claims, const IdTokenExpectations& expect
   const auto exp = IntClaim(claims, "exp");
   if (!exp) return Invalid("no exp");
   if (*exp + kIdTokenClockSkewSeconds <= expect.now_seconds) return Invalid("expired");
-  if (const auto nbf = IntClaim(claims, "nbf"); nbf && *nbf > expect.now_seconds + kIdTokenClockSkewSeconds) {
+  if (const auto nbf = IntClaim(claims, "nbf");
+      nbf && *nbf > expect.now_seconds + kIdTokenClockSkewSeconds) {
     return Invalid("not valid yet");
   }
-  if (const auto iat = IntClaim(claims, "iat"); iat && *iat > expect.now_seconds + kIdTokenClockSkewSeconds) {
+  if (const auto iat = IntClaim(claims, "iat");
+      iat && *iat > expect.now_seconds + kIdTokenClockSkewSeconds) {
     return Invalid("issued in the future");
   }
   const auto nonce = StringMember(claims, "nonce");
@@ -217,8 +219,8 @@ Jwks& Jwks::operator=(Jwks&&) noexcept = default;
 Result<Jwks> Jwks::Parse(std::string_view text) {
   boost::system::error_code ec;
   json::value document = json::parse(text, ec);
-  const json::value* keys = !ec && document.is_object() ? document.get_object().if_contains("keys")
-                                                         : nullptr;
+  const json::value* keys =
+      !ec && document.is_object() ? document.get_object().if_contains("keys") : nullptr;
   if (keys == nullptr || !keys->is_array()) {
     return Invalid("the provider's JWKS is not a {\"keys\":[…]} document");
   }

@@ -64,10 +64,6 @@ std::string WithQuery(std::string_view url, std::string_view key, std::string_vi
   return out;
 }
 
-std::string Append(std::string url, std::string_view key, std::string_view value) {
-  return WithQuery(url, key, value);
-}
-
 std::string Str(const json::object& object, std::string_view key) {
   const json::value* value = object.if_contains(key);
   if (value == nullptr) return {};
@@ -88,8 +84,8 @@ bool Verified(const json::object& object, std::string_view key) {
 // BASE_URL as a page: "https://app.example.com/" rather than "https://app.example.com".
 std::string Landing(const std::string& base_url) {
   const std::size_t authority = base_url.find("://");
-  const bool has_path = authority != std::string::npos &&
-                        base_url.find('/', authority + 3) != std::string::npos;
+  const bool has_path =
+      authority != std::string::npos && base_url.find('/', authority + 3) != std::string::npos;
   return has_path ? base_url : base_url + "/";
 }
 
@@ -191,13 +187,11 @@ Result<std::string> OAuthService::Authorize(const AuthorizationRequest& request)
   pending.provider = request.provider;
   pending.code_verifier = crypto::Base64Url(crypto::RandomBytes(kVerifierBytes));
   pending.nonce = crypto::Base64Url(crypto::RandomBytes(kNonceBytes));
-  pending.callback_url =
-      request.callback_url.empty() ? Landing(base_url()) : request.callback_url;
+  pending.callback_url = request.callback_url.empty() ? Landing(base_url()) : request.callback_url;
   pending.error_callback_url =
       request.error_callback_url.empty() ? Landing(base_url()) : request.error_callback_url;
-  pending.new_user_callback_url = request.new_user_callback_url.empty()
-                                      ? pending.callback_url
-                                      : request.new_user_callback_url;
+  pending.new_user_callback_url =
+      request.new_user_callback_url.empty() ? pending.callback_url : request.new_user_callback_url;
   pending.link_user_id = request.link_user_id;
   const std::int64_t now = time::NowMillis();
   pending.expires_at = now + kAuthorizationLifetimeMillis;
@@ -212,16 +206,15 @@ Result<std::string> OAuthService::Authorize(const AuthorizationRequest& request)
     provider = runtime->provider;
   }
   std::string url = provider.authorization_endpoint;
-  url = Append(url, "response_type", "code");
-  url = Append(url, "client_id", provider.client_id);
-  url = Append(url, "redirect_uri", base_url() + std::string(kCallbackPath) + provider.name);
-  url = Append(url, "scope", provider.scopes);
-  url = Append(url, "state", state);
-  url = Append(url, "code_challenge",
-               crypto::Base64Url(crypto::Sha256(pending.code_verifier)));
-  url = Append(url, "code_challenge_method", "S256");
-  if (provider.kind == ProviderKind::kOidc) url = Append(url, "nonce", pending.nonce);
-  if (!request.login_hint.empty()) url = Append(url, "login_hint", request.login_hint);
+  url = WithQuery(url, "response_type", "code");
+  url = WithQuery(url, "client_id", provider.client_id);
+  url = WithQuery(url, "redirect_uri", base_url() + std::string(kCallbackPath) + provider.name);
+  url = WithQuery(url, "scope", provider.scopes);
+  url = WithQuery(url, "state", state);
+  url = WithQuery(url, "code_challenge", crypto::Base64Url(crypto::Sha256(pending.code_verifier)));
+  url = WithQuery(url, "code_challenge_method", "S256");
+  if (provider.kind == ProviderKind::kOidc) url = WithQuery(url, "nonce", pending.nonce);
+  if (!request.login_hint.empty()) url = WithQuery(url, "login_hint", request.login_hint);
   return url;
 }
 
@@ -241,15 +234,14 @@ Result<OAuthService::Identity> OAuthService::Exchange(Runtime& runtime,
       {"client_secret", provider.client_secret},
       {"code_verifier", pending.code_verifier},
   });
-  CAIRN_ASSIGN_OR_RETURN(const ProviderAnswer answer,
-                         CallProvider(provider.token_endpoint, {{"Accept", "application/json"}},
-                                      form));
+  CAIRN_ASSIGN_OR_RETURN(
+      const ProviderAnswer answer,
+      CallProvider(provider.token_endpoint, {{"Accept", "application/json"}}, form));
   auto tokens = JsonObjectAnswer(answer, provider.name + " token endpoint");
   // GitHub answers a bad code with 200 and {"error": …}.
   if (!tokens.ok() || tokens->contains("error")) {
     Error error = AuthError(ErrorCode::kValidation, "invalid_code", "Invalid code");
-    error.detail = tokens.ok() ? "token endpoint: " + Str(*tokens, "error")
-                               : tokens.error().detail;
+    error.detail = tokens.ok() ? "token endpoint: " + Str(*tokens, "error") : tokens.error().detail;
     return error;
   }
   if (provider.kind == ProviderKind::kGitHub) {
@@ -346,18 +338,16 @@ bool OAuthService::CanSignInWith(const LinkedAccount& account) const {
 
 Result<CallbackOutcome> OAuthService::Complete(const Runtime& runtime,
                                                const PendingAuthorization& pending,
-                                               const Identity& identity,
-                                               const ClientInfo& client) {
+                                               const Identity& identity, const ClientInfo& client) {
   const std::string& provider = runtime.provider.name;
   const std::string email = NormalizeEmail(identity.email);
   if (email.empty()) return AuthError(ErrorCode::kValidation, "email_not_found", "No email");
   const config::AuthConfig& config = auth_.options().config;
   const std::int64_t now = time::NowMillis();
   CallbackOutcome outcome;
-  outcome.location = pending.callback_url;
-
   CAIRN_TRY(auth_.Write([&](db::Connection& connection) -> Status {
-    outcome.session.reset();
+    // From scratch: the transaction may run again (a busy database).
+    outcome = CallbackOutcome{pending.callback_url, std::nullopt};
     CAIRN_ASSIGN_OR_RETURN(auto account, FindAccount(connection, provider, identity.account_id));
     LinkedAccount fresh;
     fresh.id = crypto::RandomAlphanumeric(kIdLength);
@@ -412,7 +402,8 @@ Result<CallbackOutcome> OAuthService::Complete(const Runtime& runtime,
         if (name.size() > kMaxNameLength) name.resize(kMaxNameLength);
         user = NewUser(std::move(name), email, config.default_role, now);
         user->email_verified = identity.email_verified;
-        if (identity.image && identity.image->size() <= kMaxImageLength) user->image = identity.image;
+        if (identity.image && identity.image->size() <= kMaxImageLength)
+          user->image = identity.image;
         CAIRN_ASSIGN_OR_RETURN(const bool created,
                                InsertUserUnlessTaken(connection, *user, std::nullopt));
         if (!created) return AuthError(ErrorCode::kConflict, "unable_to_create_user", "Taken");
@@ -436,7 +427,8 @@ Result<CallbackOutcome> OAuthService::Complete(const Runtime& runtime,
 CallbackOutcome OAuthService::Callback(const CallbackInput& input, const ClientInfo& client) {
   const auto fail_to = [&](std::string_view url, const Failure& failure) {
     log::Info("OAuth callback for " + input.provider.substr(0, kMaxProviderErrorLength) +
-              " failed: " + failure.code + (failure.detail.empty() ? "" : " (" + failure.detail + ")"));
+              " failed: " + failure.code +
+              (failure.detail.empty() ? "" : " (" + failure.detail + ")"));
     return CallbackOutcome{WithQuery(url, "error", failure.code), std::nullopt};
   };
   if (input.state.empty()) return fail_to(Landing(base_url()), Fail("state_not_found"));
@@ -445,12 +437,14 @@ CallbackOutcome OAuthService::Callback(const CallbackInput& input, const ClientI
   std::optional<PendingAuthorization> pending;
   const Status consumed =
       database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-        CAIRN_ASSIGN_OR_RETURN(pending, TakePendingAuthorization(connection, input.state,
-                                                                 time::NowMillis()));
+        CAIRN_ASSIGN_OR_RETURN(
+            pending, TakePendingAuthorization(connection, input.state, time::NowMillis()));
         return {};
       });
-  if (!consumed.ok()) return fail_to(Landing(base_url()), Fail("internal_server_error", consumed.error().detail));
-  if (!pending) return fail_to(Landing(base_url()), Fail("state_mismatch", "unknown, used or expired state"));
+  if (!consumed.ok())
+    return fail_to(Landing(base_url()), Fail("internal_server_error", consumed.error().detail));
+  if (!pending)
+    return fail_to(Landing(base_url()), Fail("state_mismatch", "unknown, used or expired state"));
   const std::string& error_url = pending->error_callback_url;
   if (pending->provider != input.provider) {
     return fail_to(error_url, Fail("state_mismatch", "state of another provider"));
@@ -458,8 +452,7 @@ CallbackOutcome OAuthService::Callback(const CallbackInput& input, const ClientI
   Runtime* runtime = Find(input.provider);
   if (runtime == nullptr) return fail_to(error_url, Fail("oauth_provider_not_found"));
   if (!input.error.empty()) {
-    return fail_to(error_url,
-                   Fail(IsProviderErrorCode(input.error) ? input.error : "oauth_error"));
+    return fail_to(error_url, Fail(IsProviderErrorCode(input.error) ? input.error : "oauth_error"));
   }
   if (input.code.empty()) return fail_to(error_url, Fail("no_code"));
 
@@ -468,11 +461,11 @@ CallbackOutcome OAuthService::Callback(const CallbackInput& input, const ClientI
     const Error& error = identity.error();
     const bool coded = !error.reason.empty() && error.reason != kInvalidIdTokenReason &&
                        error.reason != kUnknownKeyReason;
-    return fail_to(error_url, Fail(coded ? error.reason
-                                         : (error.code == ErrorCode::kUnavailable
-                                                ? "unable_to_get_user_info"
-                                                : "invalid_id_token"),
-                                   error.detail.empty() ? error.message : error.detail));
+    return fail_to(error_url,
+                   Fail(coded ? error.reason
+                              : (error.code == ErrorCode::kUnavailable ? "unable_to_get_user_info"
+                                                                       : "invalid_id_token"),
+                        error.detail.empty() ? error.message : error.detail));
   }
   auto outcome = Complete(*runtime, *pending, *identity, client);
   if (!outcome.ok()) {

@@ -99,8 +99,8 @@ Result<std::optional<PendingAuthorization>> TakePendingAuthorization(db::Connect
 }
 
 Status PurgeExpiredAuthorizations(db::Connection& connection, std::int64_t now) {
-  CAIRN_TRY(connection.Execute(
-      R"(DELETE FROM "_cairn_auth_oauth_states" WHERE "expires_at" <= ?)", {now}));
+  CAIRN_TRY(connection.Execute(R"(DELETE FROM "_cairn_auth_oauth_states" WHERE "expires_at" <= ?)",
+                               {now}));
   return {};
 }
 

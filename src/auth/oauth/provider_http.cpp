@@ -54,8 +54,8 @@ Result<ProviderAnswer> CallProvider(std::string_view url, const net::NameValues&
 
 Result<boost::json::object> JsonObjectAnswer(const ProviderAnswer& answer, std::string_view what) {
   if (answer.status < 200 || answer.status > 299) {
-    return Error::Unavailable(kUnavailable, std::string(what) + " answered HTTP " +
-                                                std::to_string(answer.status));
+    return Error::Unavailable(
+        kUnavailable, std::string(what) + " answered HTTP " + std::to_string(answer.status));
   }
   boost::system::error_code ec;
   boost::json::value value = boost::json::parse(answer.body, ec);

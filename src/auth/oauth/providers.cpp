@@ -108,7 +108,8 @@ Result<std::vector<Provider>> ConfiguredProviders(const config::AuthConfig& conf
         }
         provider.name = std::string(name->get_string());
         provider.issuer = TrimSlash(issuer->get_string());
-        CAIRN_TRY(CheckProviderUrl(provider.issuer, "The issuer of OAuth provider " + provider.name));
+        CAIRN_TRY(
+            CheckProviderUrl(provider.issuer, "The issuer of OAuth provider " + provider.name));
         provider.discovery_url = provider.issuer + "/.well-known/openid-configuration";
         provider.scopes = std::string(kOidcScopes);
       } else {
@@ -119,8 +120,8 @@ Result<std::vector<Provider>> ConfiguredProviders(const config::AuthConfig& conf
       const auto id = env(id_name);
       const auto secret = env(secret_name);
       if (!id || id->empty() || !secret || secret->empty()) {
-        const std::string message = "OAuth provider " + provider.name + " needs " + id_name +
-                                    " and " + secret_name;
+        const std::string message =
+            "OAuth provider " + provider.name + " needs " + id_name + " and " + secret_name;
         missing.push_back({id_name, message});
         missing.push_back({secret_name, message});
         continue;

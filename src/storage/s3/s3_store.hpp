@@ -27,8 +27,8 @@
 #include <memory>
 #include <string>
 
-#include "storage/object_store.hpp"
 #include "net/http_client.hpp"
+#include "storage/object_store.hpp"
 #include "storage/s3/sigv4.hpp"
 #include "storage/storage_settings.hpp"
 

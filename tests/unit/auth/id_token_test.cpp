@@ -96,14 +96,14 @@ std::string Sign(const TestKey& key, std::string_view data) {
 }
 
 json::object GoodClaims() {
-  return {{"iss", kIssuer}, {"aud", kClient},   {"sub", "user-1"},     {"exp", kNow + 300},
+  return {{"iss", kIssuer}, {"aud", kClient},  {"sub", "user-1"},     {"exp", kNow + 300},
           {"iat", kNow},    {"nonce", kNonce}, {"email", "a@b.test"}, {"email_verified", true}};
 }
 
 std::string Token(const TestKey& key, const json::object& claims, json::object header = {}) {
   if (header.empty()) header = {{"alg", key.alg}, {"kid", key.jwk.at("kid")}, {"typ", "JWT"}};
-  const std::string signed_part = crypto::Base64Url(json::serialize(header)) + "." +
-                                  crypto::Base64Url(json::serialize(claims));
+  const std::string signed_part =
+      crypto::Base64Url(json::serialize(header)) + "." + crypto::Base64Url(json::serialize(claims));
   return signed_part + "." + crypto::Base64Url(Sign(key, signed_part));
 }
 
@@ -220,11 +220,9 @@ TEST_F(IdTokenTest, WrongOrMissingNonceIsRefused) {
 TEST_F(IdTokenTest, UnknownKidAsksForARefetch) {
   const Jwks keys = KeySet({rsa_});
   TestKey rotated = Rsa("rsa-2");
-  EXPECT_EQ(Reason(VerifyIdToken(Token(rotated, GoodClaims()), keys, Expect())),
-            kUnknownKeyReason);
+  EXPECT_EQ(Reason(VerifyIdToken(Token(rotated, GoodClaims()), keys, Expect())), kUnknownKeyReason);
   // Once the key set has the new key, the same token verifies.
-  EXPECT_EQ(Reason(VerifyIdToken(Token(rotated, GoodClaims()), KeySet({rsa_, &rotated}),
-                                 Expect())),
+  EXPECT_EQ(Reason(VerifyIdToken(Token(rotated, GoodClaims()), KeySet({rsa_, &rotated}), Expect())),
             "ok");
 }
 
@@ -232,13 +230,11 @@ TEST_F(IdTokenTest, AlgorithmConfusionIsRefused) {
   const Jwks keys = KeySet({rsa_, ec_});
   const std::string payload = crypto::Base64Url(json::serialize(GoodClaims()));
   // alg none, with and without a signature.
-  const std::string none =
-      crypto::Base64Url(R"({"alg":"none","kid":"rsa-1"})") + "." + payload;
+  const std::string none = crypto::Base64Url(R"({"alg":"none","kid":"rsa-1"})") + "." + payload;
   EXPECT_EQ(Reason(VerifyIdToken(none + ".", keys, Expect())), kInvalidIdTokenReason);
   EXPECT_EQ(Reason(VerifyIdToken(none + ".c2ln", keys, Expect())), kInvalidIdTokenReason);
   // HS256 keyed with the RSA key's public modulus (the classic confusion).
-  const std::string hs_part =
-      crypto::Base64Url(R"({"alg":"HS256","kid":"rsa-1"})") + "." + payload;
+  const std::string hs_part = crypto::Base64Url(R"({"alg":"HS256","kid":"rsa-1"})") + "." + payload;
   const std::string mac = crypto::HmacSha256(json::serialize(rsa_->jwk), hs_part);
   EXPECT_EQ(Reason(VerifyIdToken(hs_part + "." + crypto::Base64Url(mac), keys, Expect())),
             kInvalidIdTokenReason);
@@ -250,9 +246,9 @@ TEST_F(IdTokenTest, AlgorithmConfusionIsRefused) {
                                  keys, Expect())),
             kInvalidIdTokenReason);
   // A crit header it does not understand.
-  EXPECT_EQ(Reason(VerifyIdToken(Token(*rsa_, GoodClaims(),
-                                       {{"alg", "RS256"}, {"kid", "rsa-1"}, {"crit", {"b64"}}}),
-                                 keys, Expect())),
+  EXPECT_EQ(Reason(VerifyIdToken(
+                Token(*rsa_, GoodClaims(), {{"alg", "RS256"}, {"kid", "rsa-1"}, {"crit", {"b64"}}}),
+                keys, Expect())),
             kInvalidIdTokenReason);
 }
 
@@ -265,15 +261,17 @@ TEST_F(IdTokenTest, MalformedTokensAndKeySetsAreRefused) {
             kInvalidIdTokenReason);
   EXPECT_FALSE(Jwks::Parse("not json").ok());
   EXPECT_FALSE(Jwks::Parse(R"({"keys":{}})").ok());
-  // Unusable keys are skipped: an oct (HMAC) key, a short RSA key, another curve, an encryption key.
+  // Unusable keys are skipped: an oct (HMAC) key, a short RSA key, another curve, an encryption
+  // key.
   json::object enc = rsa_->jwk;
   enc["use"] = "enc";
   auto skipped = Jwks::Parse(json::serialize(json::object{
-      {"keys", json::array{json::object{{"kty", "oct"}, {"kid", "h"}, {"k", "c2VjcmV0"}},
-                           json::object{{"kty", "RSA"}, {"kid", "s"}, {"n", "AQAB"}, {"e", "AQAB"}},
-                           json::object{{"kty", "EC"}, {"kid", "p384"}, {"crv", "P-384"},
-                                        {"x", "AA"}, {"y", "AA"}},
-                           enc}}}));
+      {"keys",
+       json::array{
+           json::object{{"kty", "oct"}, {"kid", "h"}, {"k", "c2VjcmV0"}},
+           json::object{{"kty", "RSA"}, {"kid", "s"}, {"n", "AQAB"}, {"e", "AQAB"}},
+           json::object{{"kty", "EC"}, {"kid", "p384"}, {"crv", "P-384"}, {"x", "AA"}, {"y", "AA"}},
+           enc}}}));
   ASSERT_TRUE(skipped.ok());
   EXPECT_EQ(skipped->size(), 0u);
 }

@@ -20,7 +20,8 @@ config::AuthConfig WithProviders(boost::json::array providers) {
 }
 
 CredentialLookup Env(std::initializer_list<std::pair<const std::string, std::string>> pairs) {
-  return [values = std::map<std::string, std::string>(pairs)](const std::string& name) -> std::optional<std::string> {
+  return [values = std::map<std::string, std::string>(pairs)](
+             const std::string& name) -> std::optional<std::string> {
     const auto found = values.find(name);
     if (found == values.end()) return std::nullopt;
     return found->second;
@@ -35,8 +36,8 @@ TEST(OAuthProviders, CredentialVariablesAreUpperCasedWithUnderscores) {
 TEST(OAuthProviders, BuiltInAndGenericProvidersGetTheirCredentials) {
   GitHubUrls github{"https://ghe.example.com", "https://ghe.example.com/api/v3"};
   auto providers = ConfiguredProviders(
-      WithProviders({"google", "github", boost::json::object{{"name", "my-idp"},
-                                                             {"issuer", "https://idp.test/"}}}),
+      WithProviders({"google", "github",
+                     boost::json::object{{"name", "my-idp"}, {"issuer", "https://idp.test/"}}}),
       Env({{"GOOGLE_CLIENT_ID", "g"},
            {"GOOGLE_CLIENT_SECRET", "gs"},
            {"GITHUB_CLIENT_ID", "h"},
@@ -79,10 +80,10 @@ TEST(OAuthProviders, ProviderUrlsMustBeHttpsButOnLoopback) {
   EXPECT_FALSE(CheckProviderUrl("http://idp.example.com", "issuer").ok());
   EXPECT_FALSE(CheckProviderUrl("ftp://idp.example.com", "issuer").ok());
   EXPECT_FALSE(CheckProviderUrl("https://", "issuer").ok());
-  EXPECT_FALSE(ConfiguredProviders(
-                   WithProviders({boost::json::object{{"name", "plain"},
-                                                      {"issuer", "http://idp.example.com"}}}),
-                   Env({{"PLAIN_CLIENT_ID", "a"}, {"PLAIN_CLIENT_SECRET", "b"}}), {})
+  EXPECT_FALSE(ConfiguredProviders(WithProviders({boost::json::object{
+                                       {"name", "plain"}, {"issuer", "http://idp.example.com"}}}),
+                                   Env({{"PLAIN_CLIENT_ID", "a"}, {"PLAIN_CLIENT_SECRET", "b"}}),
+                                   {})
                    .ok());
 }
 
