@@ -118,6 +118,11 @@ server_env=(
   AUTH_ADMIN_EMAIL=admin@example.com
   AUTH_ADMIN_PASSWORD=admin-password-1
   RATE_LIMIT_DISABLED=true
+  # oauth.mjs: the github provider, at a loopback address nobody answers (the flow only starts).
+  GITHUB_CLIENT_ID=compat-github-client
+  GITHUB_CLIENT_SECRET=compat-github-secret
+  GITHUB_URL=http://127.0.0.1:9
+  GITHUB_API_URL=http://127.0.0.1:9
 )
 if [[ "$backend" == postgres ]]; then
   command -v psql >/dev/null 2>&1 || die "psql is not installed (the postgresql package)"
@@ -141,6 +146,8 @@ description: The official Better Auth client against cairn
 auth:
   strategies:
     - type: emailAndPassword
+    - type: oauth
+      providers: [github]
   allowSignUp: true
   defaultRole: member
 
@@ -201,8 +208,12 @@ echo "better-auth compat: cairn on $url ($backend), better-auth $installed_versi
 # In the background, so that a signal to this script runs the cleanup at once.
 (
   cd "$package_dir" &&
-    exec env AUTH_ADMIN_EMAIL=admin@example.com AUTH_ADMIN_PASSWORD=admin-password-1 \
-      timeout -s KILL "$CLIENT_TIMEOUT" node compat.mjs "$url"
+    export AUTH_ADMIN_EMAIL=admin@example.com AUTH_ADMIN_PASSWORD=admin-password-1 \
+      GITHUB_URL=http://127.0.0.1:9
+    # compat.mjs first, then every other flow file (*.mjs), each against the same server.
+    for script in compat.mjs $(ls ./*.mjs | sed 's|^\./||' | grep -vx compat.mjs | sort); do
+      timeout -s KILL "$CLIENT_TIMEOUT" node "$script" "$url" || exit $?
+    done
 ) &
 client_pid=$!
 wait "$client_pid"
