@@ -107,10 +107,12 @@ Result<std::vector<Provider>> ConfiguredProviders(const config::AuthConfig& conf
           return Error::Validation("An OAuth provider object needs a name and an issuer");
         }
         provider.name = std::string(name->get_string());
-        provider.issuer = TrimSlash(issuer->get_string());
+        // Kept exactly as written: tokens' `iss` must equal it, trailing slash and all (Auth0's
+        // issuers end with one); discovery appends to it without the slash (OIDC Discovery 4).
+        provider.issuer = std::string(issuer->get_string());
         CAIRN_TRY(
             CheckProviderUrl(provider.issuer, "The issuer of OAuth provider " + provider.name));
-        provider.discovery_url = provider.issuer + "/.well-known/openid-configuration";
+        provider.discovery_url = TrimSlash(provider.issuer) + "/.well-known/openid-configuration";
         provider.scopes = std::string(kOidcScopes);
       } else {
         continue;

@@ -57,7 +57,7 @@ TEST(OAuthProviders, BuiltInAndGenericProvidersGetTheirCredentials) {
   EXPECT_EQ(gh.token_endpoint, "https://ghe.example.com/login/oauth/access_token");
   EXPECT_EQ(gh.emails_endpoint, "https://ghe.example.com/api/v3/user/emails");
   const Provider& generic = (*providers)[2];
-  EXPECT_EQ(generic.issuer, "https://idp.test");
+  EXPECT_EQ(generic.issuer, "https://idp.test/");  // as written: tokens must name it exactly
   EXPECT_EQ(generic.discovery_url, "https://idp.test/.well-known/openid-configuration");
   EXPECT_TRUE(generic.authorization_endpoint.empty());  // from discovery, on first use
 }
