@@ -56,9 +56,9 @@ std::string SkipReason(const std::string& package) {
 
 class OidcProvider {
  public:
-  OidcProvider()
-      : process_("oidc_server.mjs",
-                 {kClientId, kClientSecret, "alice", kAliceEmail, "Alice Example"}) {
+  explicit OidcProvider(bool claims_from_userinfo)
+      : process_("oidc_server.mjs", {kClientId, kClientSecret, "alice", kAliceEmail,
+                                     "Alice Example", claims_from_userinfo ? "userinfo" : "id"}) {
     port_ = std::stoi(process_.ReadLine());
   }
   std::string issuer() const { return "http://127.0.0.1:" + std::to_string(port_); }
@@ -79,13 +79,15 @@ class OAuthOidcTest : public ::testing::Test {
     if (const std::string skip = SkipReason("oidc-provider"); !skip.empty()) GTEST_SKIP() << skip;
     const std::string missing = NodeProcess::Missing("oidc-provider");
     ASSERT_TRUE(missing.empty()) << missing;
-    provider_ = std::make_unique<OidcProvider>();
+    provider_ = std::make_unique<OidcProvider>(ClaimsFromUserInfo());
     auth_ = std::make_unique<AuthApp>(
         OAuthOptions("        - { name: idp, issuer: \"" + provider_->issuer() + "\" }\n",
                      {{"IDP_CLIENT_ID", kClientId}, {"IDP_CLIENT_SECRET", kClientSecret}}));
     provider_->Register(Origin() + "/api/auth/callback/idp");
   }
 
+  // Whether the provider keeps the email out of the ID token (cairn asks userinfo for it).
+  virtual bool ClaimsFromUserInfo() const { return false; }
   std::string Origin() const { return auth_->Origin(); }
   std::string Home() const { return Origin() + "/app/home"; }
   std::string ErrorPage() const { return Origin() + "/app/error"; }
@@ -308,6 +310,23 @@ TEST_F(OAuthOidcTest, VerifiedEmailLinksToTheExistingUserAndUnlinkKeepsAWayIn) {
   EXPECT_EQ(auth_->Count(R"(SELECT COUNT(*) FROM "_cairn_auth_accounts" WHERE "user_id" = ?)",
                          {existing.user_id}),
             1);
+}
+
+class OAuthOidcUserInfoTest : public OAuthOidcTest {
+ protected:
+  bool ClaimsFromUserInfo() const override { return true; }
+};
+
+TEST_F(OAuthOidcUserInfoTest, AnIdTokenWithoutTheAddressIsCompletedFromUserInfo) {
+  Browser browser;
+  const auto done = SignIn(browser);
+  ASSERT_EQ(done.status, 302);
+  EXPECT_EQ(done.Header("location"), Home());
+  const auto session = SessionOf(browser);
+  ASSERT_TRUE(session.is_object());
+  EXPECT_EQ(session.at("user").at("email").as_string(), kAliceEmail);
+  EXPECT_EQ(session.at("user").at("name").as_string(), "Alice Example");
+  EXPECT_TRUE(session.at("user").at("emailVerified").as_bool());
 }
 
 // --- Routes follow the config, and credentials are required --------------------------------

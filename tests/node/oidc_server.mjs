@@ -1,18 +1,19 @@
 // A real OpenID Connect provider for the OAuth sign-in tests (oidc-provider, with its
 // development login and consent pages); started by tests/support/node_process.cpp.
 //
-// Usage: node oidc_server.mjs <client-id> <client-secret> <account-id> <email> <name>
+// Usage: node oidc_server.mjs <client-id> <client-secret> <account-id> <email> <name> [userinfo]
 // Listens on a free 127.0.0.1 port and prints it; then reads the client's redirect URI from a
 // line on stdin (the app under test learns its own port only after starting), builds the
 // provider with one client and one user, and prints "ready". Exits when stdin closes.
-// PKCE (S256) is required; ID tokens are RS256 and carry the email claims.
+// PKCE (S256) is required; ID tokens are RS256 and carry the email claims, or with `userinfo`
+// only `sub` (the claims then come from the userinfo endpoint, oidc-provider's default).
 import * as crypto from 'node:crypto';
 import * as http from 'node:http';
 import * as readline from 'node:readline';
 
 import Provider from 'oidc-provider';
 
-const [clientId, clientSecret, accountId, email, name] = process.argv.slice(2);
+const [clientId, clientSecret, accountId, email, name, mode] = process.argv.slice(2);
 if (!name) {
   console.error('usage: node oidc_server.mjs <client-id> <client-secret> <account-id> <email> <name>');
   process.exit(2);
@@ -51,7 +52,8 @@ server.listen(0, '127.0.0.1', () => {
         };
       },
       claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-      conformIdTokenClaims: false,  // the email claims in the ID token, as Google sends them
+      // The email claims in the ID token, as Google sends them; or only from userinfo.
+      conformIdTokenClaims: mode === 'userinfo',
       pkce: { methods: ['S256'], required: () => true },
       features: { devInteractions: { enabled: true } },
       cookies: { keys: [crypto.randomBytes(32).toString('hex')] },

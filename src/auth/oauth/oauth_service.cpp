@@ -145,7 +145,10 @@ Status OAuthService::EnsureDiscovered(Runtime& runtime) {
   for (const std::string& url : endpoints) {
     CAIRN_TRY(CheckProviderUrl(url, p.name + " discovery endpoint"));
   }
+  std::string userinfo = Str(document, "userinfo_endpoint");
+  if (!userinfo.empty()) CAIRN_TRY(CheckProviderUrl(userinfo, p.name + " discovery endpoint"));
   std::lock_guard lock(runtime.mutex);
+  p.userinfo_endpoint = std::move(userinfo);
   p.authorization_endpoint = std::move(endpoints[0]);
   p.token_endpoint = std::move(endpoints[1]);
   p.jwks_uri = std::move(endpoints[2]);
@@ -257,7 +260,33 @@ Result<OAuthService::Identity> OAuthService::Exchange(Runtime& runtime,
     error.detail = "the token endpoint sent no id_token";
     return error;
   }
-  return IdentityFromIdToken(runtime, id_token, pending.nonce);
+  CAIRN_ASSIGN_OR_RETURN(Identity identity, IdentityFromIdToken(runtime, id_token, pending.nonce));
+  const std::string access_token = Str(*tokens, "access_token");
+  if (identity.email.empty() && !provider.userinfo_endpoint.empty() && !access_token.empty()) {
+    CAIRN_TRY(AddUserInfo(provider, access_token, identity));
+  }
+  return identity;
+}
+
+Status OAuthService::AddUserInfo(const Provider& provider, std::string_view access_token,
+                                 Identity& identity) {
+  CAIRN_ASSIGN_OR_RETURN(const ProviderAnswer answer,
+                         CallProvider(provider.userinfo_endpoint,
+                                      {{"Authorization", "Bearer " + std::string(access_token)},
+                                       {"Accept", "application/json"}}));
+  CAIRN_ASSIGN_OR_RETURN(const json::object info,
+                         JsonObjectAnswer(answer, provider.name + " userinfo"));
+  // OIDC Core 5.3.2: claims of another subject must not be used.
+  if (Str(info, "sub") != identity.account_id) {
+    return AuthError(ErrorCode::kValidation, "unable_to_get_user_info", "userinfo sub mismatch");
+  }
+  identity.email = Str(info, "email");
+  identity.email_verified = Verified(info, "email_verified");
+  if (identity.name.empty()) identity.name = Str(info, "name");
+  if (std::string picture = Str(info, "picture"); !identity.image && !picture.empty()) {
+    identity.image = picture;
+  }
+  return {};
 }
 
 Result<OAuthService::Identity> OAuthService::IdentityFromIdToken(Runtime& runtime,

@@ -82,6 +82,8 @@ class OAuthService {
                             std::string_view code);
   Result<Identity> IdentityFromIdToken(Runtime& runtime, std::string_view id_token,
                                        std::string_view nonce);
+  // The userinfo endpoint's address (and name, picture) for an ID token that has none.
+  Status AddUserInfo(const Provider& provider, std::string_view access_token, Identity& identity);
   Result<Identity> IdentityFromGitHub(Runtime& runtime, std::string_view access_token);
   // The callback after the code is exchanged: signs in, signs up or links.
   Result<CallbackOutcome> Complete(const Runtime& runtime, const PendingAuthorization& pending,

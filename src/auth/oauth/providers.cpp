@@ -21,16 +21,19 @@ std::optional<Provider> BuiltIn(std::string_view name, const GitHubUrls& github)
     p.authorization_endpoint = "https://accounts.google.com/o/oauth2/v2/auth";
     p.token_endpoint = "https://oauth2.googleapis.com/token";
     p.jwks_uri = "https://www.googleapis.com/oauth2/v3/certs";
+    p.userinfo_endpoint = "https://openidconnect.googleapis.com/v1/userinfo";
   } else if (name == "microsoft") {
     p.issuer_per_tenant = true;
     p.authorization_endpoint = "https://login.microsoftonline.com/common/oauth2/v2.0/authorize";
     p.token_endpoint = "https://login.microsoftonline.com/common/oauth2/v2.0/token";
     p.jwks_uri = "https://login.microsoftonline.com/common/discovery/v2.0/keys";
+    p.userinfo_endpoint = "https://graph.microsoft.com/oidc/userinfo";
   } else if (name == "gitlab") {
     p.issuer = "https://gitlab.com";
     p.authorization_endpoint = "https://gitlab.com/oauth/authorize";
     p.token_endpoint = "https://gitlab.com/oauth/token";
     p.jwks_uri = "https://gitlab.com/oauth/discovery/keys";
+    p.userinfo_endpoint = "https://gitlab.com/oauth/userinfo";
   } else if (name == "github") {
     p.kind = ProviderKind::kGitHub;
     p.scopes = "read:user user:email";

@@ -25,6 +25,8 @@ struct Provider {
   // Set for built-in providers; a generic provider fills them from discovery at startup.
   std::string issuer;
   std::string authorization_endpoint, token_endpoint, jwks_uri;
+  // Asked for the address when the ID token carries none (OIDC Core 5.3; optional).
+  std::string userinfo_endpoint;
   // Generic providers: {issuer}/.well-known/openid-configuration.
   std::string discovery_url;
   // Microsoft's multi-tenant endpoint: the token's `iss` names the user's tenant (`tid`).
