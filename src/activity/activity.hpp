@@ -39,8 +39,9 @@ Status RecordActivity(db::Connection& connection, const ActivityEntry& entry);
 // The same for many entries (a batch's), a few hundred rows per statement.
 Status RecordActivities(db::Connection& connection, std::span<const ActivityEntry> entries);
 
-// Nulls the actor reference of every entry by `user_id` (the account is being erased); the
-// entries themselves stay. Call it inside the transaction that deletes the user.
+// Nulls the actor reference of every entry by `user_id` (the account is being erased), with the
+// address and user agent it acted from; the entries themselves stay. Call it inside the transaction
+// that deletes the user.
 Status ForgetActor(db::Connection& connection, std::string_view user_id);
 
 // --- Reading ------------------------------------------------------------------------------------

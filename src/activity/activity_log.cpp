@@ -74,7 +74,10 @@ Status RecordActivities(db::Connection& connection, std::span<const ActivityEntr
 
 Status ForgetActor(db::Connection& connection, std::string_view user_id) {
   CAIRN_TRY(connection.Execute(
-      R"(UPDATE "_cairn_activity" SET "user_id" = NULL WHERE "user_id" = ?)", {user_id}));
+      // Where the person acted from is theirs too: the address and user agent go with the id.
+      R"(UPDATE "_cairn_activity" SET "user_id" = NULL, "ip_address" = NULL, "user_agent" = NULL )"
+      R"(WHERE "user_id" = ?)",
+      {user_id}));
   return {};
 }
 

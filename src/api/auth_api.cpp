@@ -5,6 +5,7 @@
 
 #include "api/auth_route_support.hpp"
 #include "api/auth_routes.hpp"
+#include "api/two_factor_api.hpp"
 #include "auth/auth_errors.hpp"
 #include "auth/auth_service.hpp"
 #include "common/json.hpp"
@@ -60,8 +61,9 @@ std::string WithQuery(std::string_view url, std::string_view key, std::string_vi
 
 class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
  public:
-  AuthRoutes(auth::AuthService& auth, const SessionCookies& cookies)
-      : auth_(auth), cookies_(cookies) {}
+  AuthRoutes(auth::AuthService& auth, const SessionCookies& cookies,
+             auth::TwoFactorService* two_factor)
+      : auth_(auth), cookies_(cookies), two_factor_(two_factor) {}
 
   Status Register(http::Router& router) {
     // Without the password strategy no one signs in, signs up or resets with a password: those
@@ -98,8 +100,8 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
                        SessionUse::kRequired, kChangeEmailBody, Execution::kWorker),
                   &AuthRoutes::ChangeEmail));
     CAIRN_TRY(Add(router,
-                  Spec("POST", "delete-user", "Delete the caller's account", SessionUse::kRequired,
-                       kDeleteUserBody, Execution::kWorker),
+                  Spec("POST", "delete-user", "Schedule the erasure of the caller's account",
+                       SessionUse::kRequired, kDeleteUserBody, Execution::kWorker),
                   &AuthRoutes::DeleteUser));
     CAIRN_TRY(Add(router,
                   Spec("POST", "send-verification-email", "Mail a verification link",
@@ -186,16 +188,26 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
     if (callback) {
       CAIRN_TRY(auth::CheckCallbackUrl(*callback, auth_.options().base_url, "callbackURL"));
     }
+    // With two-factor on, a user who needs a second factor gets a challenge, not a session.
+    std::optional<TwoFactorSignIn> two_factor;
+    auth::SecondFactorGate gate;
+    if (two_factor_ != nullptr) {
+      gate = two_factor.emplace(*two_factor_, auth_.codec(), cookies_, request).Gate();
+    }
     CAIRN_ASSIGN_OR_RETURN(
-        auto result,
-        auth_.SignIn(RequiredString(body, "email"), RequiredString(body, "password"),
-                     Flag(body, "rememberMe", true), ClientOf(request), callback.value_or("")));
+        auto result, auth_.SignIn(RequiredString(body, "email"), RequiredString(body, "password"),
+                                  Flag(body, "rememberMe", true), ClientOf(request),
+                                  callback.value_or(""), gate));
+    if (result.two_factor_challenge) {
+      return two_factor->ChallengeAnswer(result.user.id, *result.two_factor_challenge);
+    }
     // Better Auth sends `url` only with a callbackURL.
     std::string prefix = callback ? R"({"redirect":true,"url":)" : R"({"redirect":false)";
     if (callback) json::AppendString(prefix, *callback);
     prefix.push_back(',');
     Response response = SessionIssued(result.user, result.session, prefix);
     if (callback) response.SetHeader("Location", *callback);
+    if (two_factor) two_factor->Finish(response);
     return response;
   }
 
@@ -298,8 +310,10 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
   Result<Response> DeleteUser(Request& request) {
     const auth::Caller& caller = RequireCaller(request);
     const auto password = OptionalString(Body(request), "password");
-    CAIRN_TRY(auth_.DeleteUser(
-        caller.user, password ? std::optional<std::string_view>(*password) : std::nullopt));
+    // Scheduled (D19a); Better Auth's answer, since the account is gone for its owner now.
+    CAIRN_TRY(auth_.DeleteUser(caller,
+                               password ? std::optional<std::string_view>(*password) : std::nullopt,
+                               ClientOf(request)));
     Response response = Json(R"({"success":true,"message":"User deleted"})");
     cookies_.Clear(response, kSessionCookie);
     return response;
@@ -363,12 +377,14 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
 
   auth::AuthService& auth_;
   const SessionCookies& cookies_;
+  auth::TwoFactorService* two_factor_;  // null unless `auth.twoFactor: true`
 };
 
 }  // namespace
 
-Status AddAuthRoutes(http::Router& router, auth::AuthService& auth, const SessionCookies& cookies) {
-  return std::make_shared<AuthRoutes>(auth, cookies)->Register(router);
+Status AddAuthRoutes(http::Router& router, auth::AuthService& auth, const SessionCookies& cookies,
+                     auth::TwoFactorService* two_factor) {
+  return std::make_shared<AuthRoutes>(auth, cookies, two_factor)->Register(router);
 }
 
 std::vector<std::string> PasswordSignInPaths(const config::AuthConfig& config) {

@@ -8,6 +8,7 @@
 
 #include "api/session_layer.hpp"
 #include "auth/auth_service.hpp"
+#include "auth/two_factor_service.hpp"
 #include "common/result.hpp"
 #include "http/router.hpp"
 
@@ -17,9 +18,14 @@ class OAuthService;
 
 namespace cairn::api {
 
-Status AddAuthRoutes(http::Router& router, auth::AuthService& auth, const SessionCookies& cookies);
+// `two_factor` (null unless `auth.twoFactor: true`) puts the second factor into sign-in.
+Status AddAuthRoutes(http::Router& router, auth::AuthService& auth, const SessionCookies& cookies,
+                     auth::TwoFactorService* two_factor = nullptr);
 Status AddAuthAdminRoutes(http::Router& router, auth::AuthService& auth,
                           const SessionCookies& cookies);
+// Magic link and email OTP routes (auth_passwordless_api.cpp), for the strategies configured.
+Status AddAuthPasswordlessRoutes(http::Router& router, auth::AuthService& auth,
+                                 const SessionCookies& cookies);
 
 // The oauth strategy's routes (api/oauth_api.cpp). `trusted_origins` are where callbackURL and
 // errorCallbackURL may point (BASE_URL's origin and TRUSTED_ORIGINS).
@@ -31,5 +37,7 @@ std::vector<std::string> OAuthSignInPaths(const config::AuthConfig& config);
 // The full paths of the routes that sign a browser in with a password (for the CSRF origin
 // check); none without the emailAndPassword strategy, since those routes do not exist then.
 std::vector<std::string> PasswordSignInPaths(const config::AuthConfig& config);
+// The same for magic links and email codes (the routes that mail or take a sign-in secret).
+std::vector<std::string> PasswordlessSignInPaths(const config::AuthConfig& config);
 
 }  // namespace cairn::api

@@ -64,6 +64,16 @@ void SessionCookies::Set(http::Response& response, std::string_view name, std::s
   }
 }
 
+void SessionCookies::SetSigned(http::Response& response, std::string_view name,
+                               std::string_view value, std::int64_t max_age_seconds) const {
+  std::string cookie(name);
+  cookie.append("=").append(codec_.Sign(value));
+  cookie.append("; Max-Age=").append(std::to_string(max_age_seconds));
+  cookie.append("; Path=/; HttpOnly; SameSite=Lax");
+  if (secure_) cookie.append("; Secure");
+  response.AddHeader("Set-Cookie", std::move(cookie));
+}
+
 void SessionCookies::Clear(http::Response& response, std::string_view name) const {
   std::string cookie(name);
   cookie.append("=; Max-Age=0; Path=/; HttpOnly; SameSite=Lax");

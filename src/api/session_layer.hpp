@@ -35,6 +35,9 @@ class SessionCookies {
   void Set(http::Response& response, std::string_view name, std::string_view token,
            bool remember) const;
   void Clear(http::Response& response, std::string_view name) const;
+  // Any other signed cookie (Better Auth's setSignedCookie), living `max_age_seconds`.
+  void SetSigned(http::Response& response, std::string_view name, std::string_view value,
+                 std::int64_t max_age_seconds) const;
   void SetSession(http::Response& response, const auth::IssuedSession& issued) const {
     Set(response, kSessionCookie, issued.token, issued.session.remember);
   }

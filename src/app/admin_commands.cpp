@@ -3,12 +3,19 @@
 #include <filesystem>
 #include <iostream>
 
+#include "access/access_index.hpp"
+#include "app/purge_setup.hpp"
 #include "app/serve.hpp"
 #include "auth/auth_schema.hpp"
 #include "auth/auth_service.hpp"
 #include "common/crypto.hpp"
+#include "common/time.hpp"
+#include "config/loader.hpp"
 #include "db/database.hpp"
 #include "mail/mailer.hpp"
+#include "records/comment_schema.hpp"
+#include "records/record_service.hpp"
+#include "schema/migrator.hpp"
 
 namespace cairn::app {
 namespace {
@@ -75,6 +82,67 @@ int AdminCreate(const std::string& email, const Flags& flags) {
   }
   std::cout << (*created ? "created admin " : "a user with this email already exists: ")
             << auth::NormalizeEmail(email) << "\n";
+  return kExitOk;
+}
+
+int AdminPurgeDue(const std::string& config_path, const Flags& flags) {
+  auto settings = LoadSettings(flags, ProcessEnvironment());
+  if (!settings.ok()) {
+    std::cerr << settings.error().message << "\n";
+    return kExitInvalid;
+  }
+  config::LoadOutcome outcome = config::LoadConfigFile(config_path);
+  if (!outcome.config) {
+    PrintIssues(outcome.issues);
+    return kExitInvalid;
+  }
+  const config::AppConfig& config = *outcome.config;
+  if (!config.auth) {
+    std::cerr << "cairn: purge-due needs a config with an auth section (accounts and the trash "
+                 "exist only with one)\n";
+    return kExitInvalid;
+  }
+  db::DatabaseOptions db_options;
+  db_options.url = settings->database_url;
+  db_options.sqlite_path = (std::filesystem::path(settings->data_dir) / "cairn.db").string();
+  db_options.postgres = settings->database_postgres;
+  auto database = db::OpenDatabase(db_options);
+  if (!database.ok()) {
+    PrintError(database.error());
+    return kExitInvalid;
+  }
+  db::Database& db = **database;
+  Status ready = [&]() -> Status {
+    // The records code reads the tables as the config describes them: they must match.
+    CAIRN_ASSIGN_OR_RETURN(auto plan, schema::MigrateToConfig(db, config, {false, true}));
+    if (plan.changed()) {
+      return Error::Validation(
+          "the database is not migrated to this config: run `cairn serve` "
+          "with it first");
+    }
+    CAIRN_TRY(auth::EnsureAuthSchema(db));
+    return records::EnsureCommentSchema(db);
+  }();
+  if (!ready.ok()) {
+    PrintError(ready.error());
+    db.Close();
+    return kExitInvalid;
+  }
+  auth::AuthOptions options{*config.auth, "unused-by-purge-due", settings->base_url,
+                            AccountErasureHooks(config)};
+  options.deletion_grace_millis =
+      static_cast<std::int64_t>(settings->account_deletion_grace_days) * auth::kMillisPerDay;
+  auth::AuthService service(db, std::move(options), std::make_shared<NoMail>());
+  const access::AccessIndex access = access::AccessIndex::Build(config);
+  records::RecordService records(db, config, access);
+  jobs::PurgeJob job(db, service, &records, config, settings->eco_retention_purge_days);
+  auto report = job.Run(time::NowMillis());
+  db.Close();
+  if (!report.ok()) {
+    PrintError(report.error());
+    return kExitInvalid;
+  }
+  std::cout << jobs::FormatPurgeReport(*report);
   return kExitOk;
 }
 

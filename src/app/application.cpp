@@ -14,8 +14,10 @@
 #include "api/records_api.hpp"
 #include "api/storage_api.hpp"
 #include "api/tables_api.hpp"
+#include "api/two_factor_api.hpp"
 #include "app/attachment_storage.hpp"
 #include "app/auth_setup.hpp"
+#include "app/purge_setup.hpp"
 #include "app/storage_setup.hpp"
 #include "common/log.hpp"
 #include "common/time.hpp"
@@ -37,6 +39,8 @@ struct Application::Parts {
   // Every (table, role) permission answer, precomputed from options.config for the routes.
   access::AccessIndex access;
   std::unique_ptr<records::RecordService> records;
+  std::unique_ptr<jobs::PurgeJob> purge;  // with auth: erasure and retention (D19a)
+  std::unique_ptr<jobs::Scheduler> purge_schedule;
   std::unique_ptr<http::Server> server;
   bool shut_down = false;
 };
@@ -58,8 +62,14 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
   parts.liveness = std::make_unique<api::DatabaseLiveness>(*parts.database);
   CAIRN_TRY(api::AddHealthRoutes(router, *parts.liveness, {config.name, config.version}));
   if (parts.auth.service) {
-    CAIRN_TRY(api::AddAuthRoutes(router, *parts.auth.service, *parts.auth.cookies));
+    CAIRN_TRY(api::AddAuthRoutes(router, *parts.auth.service, *parts.auth.cookies,
+                                 parts.auth.two_factor.get()));
+    if (parts.auth.two_factor) {
+      CAIRN_TRY(api::AddTwoFactorRoutes(router, *parts.auth.two_factor, parts.auth.service->codec(),
+                                        *parts.auth.cookies));
+    }
     CAIRN_TRY(api::AddAuthAdminRoutes(router, *parts.auth.service, *parts.auth.cookies));
+    CAIRN_TRY(api::AddAuthPasswordlessRoutes(router, *parts.auth.service, *parts.auth.cookies));
     if (parts.auth.oauth) {
       CAIRN_TRY(api::AddOAuthRoutes(router, *parts.auth.oauth, *parts.auth.cookies,
                                     TrustedOrigins(parts.options.settings)));
@@ -154,14 +164,21 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   middleware.push_back(std::move(rate_limit));
   if (parts->options.config.auth) {
     CAIRN_ASSIGN_OR_RETURN(parts->auth,
-                           SetUpAuth(bound, *parts->options.config.auth, *parts->database));
+                           SetUpAuth(bound, *parts->options.config.auth, *parts->database,
+                                     AccountErasureHooks(parts->options.config)));
+    if (parts->options.config.auth->two_factor) {
+      CAIRN_TRY(SetUpTwoFactor(bound, *parts->database, parts->options.config.name, parts->auth));
+    }
     CAIRN_TRY(EnsureFirstAdmin(bound, *parts->auth.service));
     CAIRN_ASSIGN_OR_RETURN(
         parts->storage,
         SetUpStorage(bound, parts->options.config, *parts->database,
                      parts->auth.service->options().secret, parts->options.before_transform));
     std::vector<std::string> sign_in_paths = api::PasswordSignInPaths(*parts->options.config.auth);
-    for (auto& path : api::OAuthSignInPaths(*parts->options.config.auth)) {
+    for (std::string& path : api::PasswordlessSignInPaths(*parts->options.config.auth)) {
+      sign_in_paths.push_back(std::move(path));
+    }
+    for (std::string& path : api::OAuthSignInPaths(*parts->options.config.auth)) {
       sign_in_paths.push_back(std::move(path));
     }
     middleware.push_back(
@@ -172,6 +189,12 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   middleware.push_back(std::make_shared<http::SecurityHeaders>());
   CAIRN_ASSIGN_OR_RETURN(http::Router router, BuildRouter(*parts));
   CAIRN_TRY(parts->server->Start(http::Dispatcher(std::move(router), std::move(middleware))));
+  if (parts->auth.service) {
+    parts->purge = std::make_unique<jobs::PurgeJob>(*parts->database, *parts->auth.service,
+                                                    parts->records.get(), parts->options.config,
+                                                    bound.eco_retention_purge_days);
+    parts->purge_schedule = StartPurgeSchedule(*parts->purge);
+  }
   return std::make_unique<Application>(std::move(parts));
 }
 
@@ -187,9 +210,15 @@ void Application::WaitForBackgroundWork() {
   if (parts_->auth.service) parts_->auth.service->WaitForBackgroundWork();
 }
 
+Result<jobs::PurgeReport> Application::RunPurgeJob(std::int64_t now_ms) {
+  if (!parts_->purge) return Error::NotFound("the purge job runs with an auth section only");
+  return parts_->purge->Run(now_ms);
+}
+
 void Application::Shutdown() {
   if (!parts_ || parts_->shut_down) return;
   parts_->shut_down = true;
+  if (parts_->purge_schedule) parts_->purge_schedule->Stop();  // a run in progress finishes
   parts_->server->Shutdown();
   if (parts_->liveness) parts_->liveness->Stop();
   WaitForBackgroundWork();  // queued mail still needs the database

@@ -1,16 +1,18 @@
 #include "app/auth_setup.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "auth/auth_schema.hpp"
 #include "common/log.hpp"
+#include "common/time.hpp"
 #include "ratelimit/rate_limit_middleware.hpp"
-#include "records/comment_service.hpp"
 
 namespace cairn::app {
 
 Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& config,
-                            db::Database& database) {
+                            db::Database& database,
+                            std::vector<auth::AccountErasureHook> erasure_hooks) {
   CAIRN_TRY(auth::EnsureAuthSchema(database));
   std::string secret = settings.auth_secret;
   if (secret.empty()) {
@@ -28,9 +30,24 @@ Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& 
 
   AuthParts parts;
   parts.mailer = std::move(mailer);
-  auth::AuthOptions options{config, std::move(secret), settings.base_url, {}};
-  // An erased account's comments stay, with no author (the person is gone, the discussion not).
-  options.on_account_erased.push_back(&records::ForgetCommentAuthor);
+  auth::AuthOptions options{config, std::move(secret), settings.base_url, std::move(erasure_hooks)};
+  options.deletion_grace_millis =
+      static_cast<std::int64_t>(settings.account_deletion_grace_days) * auth::kMillisPerDay;
+  if (!settings.rate_limit_disabled) {
+    // The per-email limits of magic links and email codes, on the counters the D16 layer uses
+    // (shared by every node on PostgreSQL).
+    std::shared_ptr<ratelimit::RateLimiter> limiter;
+    if (database.dialect().shared_server()) {
+      CAIRN_ASSIGN_OR_RETURN(limiter, ratelimit::MakeDatabaseRateLimiter(database));
+    } else {
+      limiter = ratelimit::MakeMemoryRateLimiter();
+    }
+    options.rate_check = [limiter](std::string_view key, int max,
+                                   std::int64_t window_ms) -> Result<int> {
+      CAIRN_ASSIGN_OR_RETURN(auto decision, limiter->Hit(key, {max, window_ms}, time::NowMillis()));
+      return decision.allowed ? 0 : std::max(1, decision.retry_after_seconds);
+    };
+  }
   parts.service = std::make_unique<auth::AuthService>(database, std::move(options), parts.mailer);
   parts.cookies = std::make_unique<api::SessionCookies>(parts.service->codec(),
                                                         settings.base_url.starts_with("https://"));
@@ -50,6 +67,22 @@ Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& 
     log::Warn("cannot purge expired sessions: " + purged.error().detail);
   }
   return parts;
+}
+
+Status SetUpTwoFactor(const Settings& settings, db::Database& database, std::string issuer,
+                      AuthParts& parts) {
+  auth::TwoFactorOptions options;
+  options.issuer = std::move(issuer);
+  if (!settings.rate_limit_disabled) {
+    if (database.dialect().shared_server()) {
+      CAIRN_ASSIGN_OR_RETURN(options.limiter, ratelimit::MakeDatabaseRateLimiter(database));
+    } else {
+      options.limiter = ratelimit::MakeMemoryRateLimiter();
+    }
+  }
+  parts.two_factor = std::make_unique<auth::TwoFactorService>(*parts.service, database,
+                                                              parts.mailer, std::move(options));
+  return {};
 }
 
 Status EnsureFirstAdmin(const Settings& settings, auth::AuthService& auth) {

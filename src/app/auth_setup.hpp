@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "api/session_layer.hpp"
 #include "app/settings.hpp"
 #include "auth/auth_service.hpp"
 #include "auth/oauth/oauth_service.hpp"
+#include "auth/two_factor_service.hpp"
 #include "common/result.hpp"
 #include "config/model.hpp"
 #include "db/database.hpp"
@@ -23,12 +25,19 @@ struct AuthParts {
   std::shared_ptr<mail::Mailer> mailer;
   std::unique_ptr<auth::AuthService> service;
   std::unique_ptr<api::SessionCookies> cookies;
+  std::unique_ptr<auth::TwoFactorService> two_factor;  // with `auth.twoFactor: true` only
   std::unique_ptr<auth::oauth::OAuthService> oauth;  // with the oauth strategy only
 };
 
 // Tables, secret (AUTH_SECRET or one kept in the database), mailer (SMTP_* or the outbox).
+// `erasure_hooks` untie other modules' rows from an erased account (AccountErasureHooks).
 Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& config,
-                            db::Database& database);
+                            db::Database& database,
+                            std::vector<auth::AccountErasureHook> erasure_hooks);
+// Two-factor (D19) over `parts`: TOTP codes named after the app (`issuer`), with code guesses
+// counted in memory on SQLite and in the database on PostgreSQL (unless RATE_LIMIT_DISABLED).
+Status SetUpTwoFactor(const Settings& settings, db::Database& database, std::string issuer,
+                      AuthParts& parts);
 // AUTH_ADMIN_EMAIL / AUTH_ADMIN_PASSWORD: a verified admin when that email is not taken.
 Status EnsureFirstAdmin(const Settings& settings, auth::AuthService& auth);
 // The rate-limit layer (D16): counters in memory on SQLite, in the database on PostgreSQL.

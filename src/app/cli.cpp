@@ -25,6 +25,8 @@ Usage:
   cairn admin create <email> --password <p> [--name <n>]
                                    create a verified admin in the configured database
                                    (the password may come from AUTH_ADMIN_PASSWORD instead)
+  cairn admin purge-due <config>   erase the accounts whose deletion grace period is over and
+                                   purge the trash past ECO_RETENTION_PURGE_DAYS, now
   cairn secret generate            print a random AUTH_SECRET
   cairn --version                  print the version
   cairn --help                     print this help
@@ -127,6 +129,9 @@ int RunCli(int argc, char** argv) {
   if (command == "validate" && args.size() == 2) return Validate(args[1]);
   if (command == "admin" && args.size() == 3 && args[1] == "create") {
     return AdminCreate(args[2], line.flags);
+  }
+  if (command == "admin" && args.size() == 3 && args[1] == "purge-due") {
+    return AdminPurgeDue(args[2], line.flags);
   }
   if (command == "secret" && args.size() == 2 && args[1] == "generate") return SecretGenerate();
   if (command == "serve" && args.size() == 2) return Serve(args[1], line.flags, {});

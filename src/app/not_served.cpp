@@ -91,12 +91,6 @@ void BucketsWithoutAuth(const NotServedProbe& probe, std::vector<std::string>& w
   }
 }
 
-// `false` (the default) is what this build does; only `true` asks for more.
-void TwoFactor(const NotServedProbe& probe, std::vector<std::string>& where) {
-  const value* on = AuthAt(probe, "twoFactor");
-  if (on != nullptr && on->is_bool() && on->get_bool()) where.emplace_back("auth.twoFactor");
-}
-
 // Truthy as docs/config.md says: true, or an object without `enabled: false`.
 void Analytics(const NotServedProbe& probe, std::vector<std::string>& where) {
   const object* root = probe.document.if_object();
@@ -129,8 +123,15 @@ void StorageSettingsWithoutAuth(const NotServedProbe& probe, std::vector<std::st
   }
 }
 
-constexpr std::string_view kMagicLink = "magicLink";
-constexpr std::string_view kEmailOtp = "emailOtp";
+// The purge job (D19a) settings that are set when there is no auth section: no accounts to erase
+// and no records in a trash without one.
+void PurgeSettingsWithoutAuth(const NotServedProbe& probe, std::vector<std::string>& where) {
+  if (HasAuth(probe)) return;
+  for (const char* name : {"ECO_RETENTION_PURGE_DAYS", "ACCOUNT_DELETION_GRACE_DAYS"}) {
+    if (IsSet(probe, name)) where.emplace_back(name);
+  }
+}
+
 constexpr std::string_view kTheme = "theme";
 constexpr std::string_view kLanguages = "languages";
 constexpr std::string_view kComponents = "components";
@@ -139,6 +140,8 @@ constexpr std::string_view kPages = "pages";
 constexpr NoticeKind kWarn = NoticeKind::kNotServed;
 constexpr NoticeKind kInfo = NoticeKind::kNoBackendEffect;
 constexpr std::string_view kD6 = "by design (D6); kept for the planned schema export";
+constexpr std::string_view kPurgeNeedsAuth =
+    "the purge job runs with an auth section only (accounts and records are served with one)";
 constexpr std::string_view kStorageNeedsAuth =
     "file storage is served with an auth section only (signing needs a session)";
 
@@ -146,16 +149,10 @@ constexpr std::string_view kStorageNeedsAuth =
 // docs/settings.md, and in tests/unit/app/not_served_test.cpp).
 constexpr NotServedEntry kTable[] = {
     {"buckets", kWarn, false, kStorageNeedsAuth, BucketsWithoutAuth},
-    {"auth.strategies[] magicLink", kWarn, false,
-     "the magicLink strategy: its sign-in routes do not exist", Strategy<kMagicLink>},
-    {"auth.strategies[] emailOtp", kWarn, false,
-     "the emailOtp strategy: its sign-in routes do not exist", Strategy<kEmailOtp>},
-    {"auth.twoFactor", kWarn, false, "two-factor authentication: its routes do not exist",
-     TwoFactor},
     {"analytics", kWarn, false, "analytics: the collect and report routes do not exist", Analytics},
     {"STORAGE_* without auth", kWarn, true, kStorageNeedsAuth, StorageSettingsWithoutAuth},
-    {"ECO_RETENTION_PURGE_DAYS", kWarn, true,
-     "the retention purge job: soft-deleted records stay in the trash", nullptr},
+    {"ECO_RETENTION_PURGE_DAYS, ACCOUNT_DELETION_GRACE_DAYS without auth", kWarn, true,
+     kPurgeNeedsAuth, PurgeSettingsWithoutAuth},
     {"SCHEMA_EDIT_API_ENABLED", kWarn, true,
      "live schema editing: the /api/admin/schema routes do not exist", nullptr},
     {"theme", kInfo, false, kD6, RootKey<kTheme>},

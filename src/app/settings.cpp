@@ -22,6 +22,8 @@ constexpr int kMaxConnections = 1'000'000;
 // HMAC keys shorter than this are guessable; `cairn secret generate` prints 43 characters.
 constexpr std::size_t kMinAuthSecretLength = 32;
 constexpr int kMaxRateLimitWindowSeconds = 24 * 60 * 60;
+// Day counts (ACCOUNT_DELETION_GRACE_DAYS, ECO_RETENTION_PURGE_DAYS): a hundred years at most.
+constexpr int kMaxRetentionDays = 36500;
 
 class Reader {
  public:
@@ -274,6 +276,8 @@ void ReadAuthSettings(Reader& reader, Settings& settings) {
   reader.ReadInt(nullptr, "RATE_LIMIT_WINDOW_SECONDS", settings.rate_limit_window_seconds, 1,
                  kMaxRateLimitWindowSeconds);
   reader.ReadBool(nullptr, "RATE_LIMIT_DISABLED", settings.rate_limit_disabled);
+  reader.ReadInt(nullptr, "ACCOUNT_DELETION_GRACE_DAYS", settings.account_deletion_grace_days, 0,
+                 kMaxRetentionDays);
 }
 
 }  // namespace
@@ -344,7 +348,7 @@ Result<Settings> LoadSettings(const Flags& flags, const EnvLookup& env) {
   reader.ReadChoice(nullptr, "ECO_IMAGE_FORMAT", settings.eco_image_format,
                     {"avif", "webp", "jpeg", "png"});
   int purge_days = 0;
-  reader.ReadInt(nullptr, "ECO_RETENTION_PURGE_DAYS", purge_days, 1, 36500);
+  reader.ReadInt(nullptr, "ECO_RETENTION_PURGE_DAYS", purge_days, 1, kMaxRetentionDays);
   if (purge_days > 0) settings.eco_retention_purge_days = purge_days;
   reader.ReadBool(nullptr, "SCHEMA_EDIT_API_ENABLED", settings.schema_edit_api_enabled);
 

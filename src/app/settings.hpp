@@ -52,6 +52,8 @@ struct Settings {
   std::function<std::optional<std::string>(const char*)> env;
   int rate_limit_window_seconds = 60;
   bool rate_limit_disabled = false;
+  // D19a: days between delete-user and the purge of the account; 0 purges at once.
+  int account_deletion_grace_days = 7;
   // STORAGE_PROVIDER, STORAGE_LOCAL_DIRECTORY, STORAGE_S3_*, STORAGE_DEFAULT_ACCESS,
   // STORAGE_PUBLIC_PATHS (D41, docs/storage.md).
   storage::StorageSettings storage;

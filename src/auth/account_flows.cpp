@@ -189,29 +189,6 @@ Status AuthService::ChangeEmail(const User& user, std::string_view new_email_inp
   return SendTokenMail(user, "change-email", new_email, new_email, callback_url);
 }
 
-Status AuthService::DeleteUser(const User& user, std::optional<std::string_view> password) {
-  std::optional<std::string> hash;
-  CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
-    CAIRN_ASSIGN_OR_RETURN(hash, FindPasswordHash(connection, user.id));
-    return {};
-  }));
-  if (hash) {
-    if (!password) {
-      return FieldFailure("USER_ALREADY_HAS_PASSWORD", "password",
-                          "User already has a password. Provide that to delete the account.");
-    }
-    if (!VerifyPassword(*password, *hash)) {
-      return FieldFailure("INVALID_PASSWORD", "password", "Invalid password");
-    }
-  }
-  return WriteTransaction([&](db::Connection& connection) -> Status {
-    // The erasure itself is recorded with no actor and nothing about the person but the old id.
-    CAIRN_TRY(EraseAccount(connection, user.id));
-    return RecordEvent(connection, "account.deletion.purged", Actor{},
-                       {{"userId", user.id}, {"requestedBy", "user"}});
-  });
-}
-
 Status AuthService::RequestPasswordReset(std::string_view email_input,
                                          std::string_view redirect_to) {
   CAIRN_TRY(CheckCallbackUrl(redirect_to, options_.base_url, "redirectTo"));

@@ -170,9 +170,9 @@ Status AuthService::RemoveUser(const Actor& admin, std::string_view user_id) {
                      "You cannot remove yourself");
   }
   return WriteTransaction([&](db::Connection& connection) -> Status {
-    CAIRN_TRY(LoadUser(connection, user_id));
-    CAIRN_TRY(EraseAccount(connection, user_id));
-    return RecordEvent(connection, "user.remove", admin, {{"targetUserId", user_id}});
+    CAIRN_ASSIGN_OR_RETURN(User user, LoadUser(connection, user_id));
+    CAIRN_TRY(RecordEvent(connection, "user.remove", admin, {{"targetUserId", user.id}}));
+    return EraseAccount(connection, user, "admin");
   });
 }
 

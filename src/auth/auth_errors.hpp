@@ -33,6 +33,11 @@ inline Error Banned() {
                    "You have been banned from this application. Please contact support if you "
                    "believe this is an error.");
 }
+// D19a: the owner asked for the account to be erased; no session is issued until the purge.
+inline Error DeletionScheduled() {
+  return AuthError(ErrorCode::kForbidden, "ACCOUNT_DELETION_SCHEDULED",
+                   "This account is scheduled for deletion");
+}
 inline Error FieldFailure(std::string_view reason, std::string_view field,
                           std::string_view message) {
   Error error =

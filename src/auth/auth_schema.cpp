@@ -71,6 +71,38 @@ CREATE TABLE IF NOT EXISTS "_cairn_auth_verifications" (
 CREATE UNIQUE INDEX IF NOT EXISTS "_cairn_auth_verifications_token" ON "_cairn_auth_verifications" ("token_hash");
 CREATE INDEX IF NOT EXISTS "_cairn_auth_verifications_user" ON "_cairn_auth_verifications" ("user_id", "purpose");
 
+-- Magic links and email one-time codes (D19), keyed by address: the address may have no account
+-- yet. secret_hash is an HMAC of the link token or code under the auth secret.
+CREATE TABLE IF NOT EXISTS "_cairn_auth_email_codes" (
+  "id" TEXT PRIMARY KEY,
+  "purpose" TEXT NOT NULL,
+  "email" TEXT NOT NULL,
+  "secret_hash" TEXT NOT NULL,
+  "value" TEXT,
+  "attempts" INTEGER NOT NULL DEFAULT 0,
+  "expires_at" BIGINT NOT NULL,
+  "created_at" BIGINT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS "_cairn_auth_email_codes_email" ON "_cairn_auth_email_codes" ("email", "purpose");
+CREATE INDEX IF NOT EXISTS "_cairn_auth_email_codes_secret" ON "_cairn_auth_email_codes" ("secret_hash");
+-- Two-factor (D19): the TOTP secret and backup codes, sealed with a key derived from the auth
+-- secret (secret_box.hpp); last_totp_step refuses a code's second use on every node.
+CREATE TABLE IF NOT EXISTS "_cairn_auth_two_factor" (
+  "user_id" TEXT PRIMARY KEY REFERENCES "_cairn_auth_users" ("id") ON DELETE CASCADE,
+  "secret" TEXT NOT NULL,
+  "backup_codes" TEXT NOT NULL,
+  "verified" INTEGER NOT NULL DEFAULT 0,
+  "last_totp_step" BIGINT,
+  "created_at" BIGINT NOT NULL,
+  "updated_at" BIGINT NOT NULL
+);
+-- D19a: accounts whose owner asked for erasure; the purge job erases them after the grace period.
+CREATE TABLE IF NOT EXISTS "_cairn_auth_deletions" (
+  "user_id" TEXT PRIMARY KEY REFERENCES "_cairn_auth_users" ("id") ON DELETE CASCADE,
+  "requested_at" BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS "_cairn_auth_deletions_requested" ON "_cairn_auth_deletions" ("requested_at");
+
 CREATE TABLE IF NOT EXISTS "_cairn_secrets" (
   "name" TEXT PRIMARY KEY,
   "value" TEXT NOT NULL

@@ -7,6 +7,7 @@
 //                  OAuth providers will add rows with their tokens)
 //   verifications  one-time tokens (email verification, password reset, email change),
 //                  stored as SHA-256 hashes with an expiry
+//   deletions      accounts scheduled for erasure (D19a): sign-in is refused until the purge
 #pragma once
 
 #include "common/result.hpp"

@@ -6,7 +6,9 @@
 #include <boost/json.hpp>
 
 #include "activity/activity.hpp"
+#include "auth/account_erasure.hpp"
 #include "auth/auth_errors.hpp"
+#include "auth/email_code_store.hpp"
 #include "auth/limits.hpp"
 #include "auth/password.hpp"
 #include "auth/session_store.hpp"
@@ -102,12 +104,16 @@ Result<User> AuthService::LoadUser(db::Connection& connection, std::string_view 
   return std::move(*user);
 }
 
-Status AuthService::EraseAccount(db::Connection& connection, std::string_view user_id) {
-  CAIRN_TRY(activity::ForgetActor(connection, user_id));
+Status AuthService::EraseAccount(db::Connection& connection, const User& user,
+                                 std::string_view requested_by) {
+  CAIRN_TRY(activity::ForgetActor(connection, user.id));
   for (const AccountErasureHook& hook : options_.on_account_erased) {
-    CAIRN_TRY(hook(connection, user_id));
+    CAIRN_TRY(hook(connection, user.id));
   }
-  return auth::DeleteUser(connection, user_id);
+  CAIRN_TRY(DeleteUserData(connection, user.id, user.email));
+  // The erasure itself is recorded with no actor and nothing about the person but the old id.
+  return RecordEvent(connection, "account.deletion.purged", Actor{},
+                     {{"userId", user.id}, {"requestedBy", requested_by}});
 }
 
 // --- Sessions -----------------------------------------------------------------------------------
@@ -133,6 +139,10 @@ Result<IssuedSession> AuthService::CreateSession(db::Connection& connection, con
   session.created_at = now;
   session.updated_at = now;
   CAIRN_TRY(InsertSession(connection, session, SessionTokenCodec::Hash(issued.token)));
+  // Checked after the insert: on PostgreSQL the insert waits for a deletion request that locked
+  // the user row, so this read sees it (D19a: no session while the erasure is scheduled).
+  CAIRN_ASSIGN_OR_RETURN(auto deletion, FindDeletionRequest(connection, user.id));
+  if (deletion) return DeletionScheduled();
   return issued;
 }
 
@@ -245,8 +255,9 @@ Status AuthService::RevokeSessions(const Actor& actor, std::string_view user_id,
 
 Status AuthService::PurgeExpired() {
   next_purge_ms_ = time::NowMillis() + kPurgeIntervalMillis;
-  return WriteTransaction([&](db::Connection& connection) {
-    return DeleteExpiredSessions(connection, time::NowMillis());
+  return WriteTransaction([&](db::Connection& connection) -> Status {
+    CAIRN_TRY(DeleteExpiredSessions(connection, time::NowMillis()));
+    return DeleteExpiredEmailCodes(connection, time::NowMillis());
   });
 }
 
@@ -327,7 +338,8 @@ Result<SignUpResult> AuthService::SignUp(const SignUpInput& input, const ClientI
 Result<AuthService::SignInResult> AuthService::SignIn(std::string_view email_input,
                                                       std::string_view password, bool remember,
                                                       const ClientInfo& client,
-                                                      std::string_view callback_url) {
+                                                      std::string_view callback_url,
+                                                      const SecondFactorGate& gate) {
   const std::string email = NormalizeEmail(email_input);
   if (email.empty()) return FieldFailure("INVALID_EMAIL", "email", "Invalid email");
   if (PasswordLength(password) > options_.config.max_password_length) {
@@ -335,10 +347,12 @@ Result<AuthService::SignInResult> AuthService::SignIn(std::string_view email_inp
   }
   std::optional<User> user;
   std::optional<std::string> hash;
+  std::optional<std::int64_t> deletion;
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
     CAIRN_ASSIGN_OR_RETURN(user, FindUserByEmail(connection, email));
     if (user) {
       CAIRN_ASSIGN_OR_RETURN(hash, FindPasswordHash(connection, user->id));
+      CAIRN_ASSIGN_OR_RETURN(deletion, FindDeletionRequest(connection, user->id));
     }
     return {};
   }));
@@ -347,13 +361,19 @@ Result<AuthService::SignInResult> AuthService::SignIn(std::string_view email_inp
     return InvalidCredentials();
   }
   if (!VerifyPassword(password, *hash)) return InvalidCredentials();
+  // Told only to whoever knows the password.
+  if (deletion) return DeletionScheduled();
   const std::int64_t now = time::NowMillis();
   if (user->banned && (!user->ban_expires || *user->ban_expires > now)) return Banned();
   if (options_.config.require_email_verification && !user->email_verified) {
     CAIRN_TRY(SendTokenMail(*user, "verify-email", {}, user->email, callback_url));
     return AuthError(ErrorCode::kForbidden, "EMAIL_NOT_VERIFIED", "Email not verified");
   }
-  SignInResult result{std::move(*user), {}};
+  if (gate) {
+    CAIRN_ASSIGN_OR_RETURN(auto challenge, gate(*user, remember));
+    if (challenge) return SignInResult{std::move(*user), {}, std::move(challenge)};
+  }
+  SignInResult result{std::move(*user), {}, std::nullopt};
   const bool lift_ban = result.user.banned;
   if (lift_ban) {
     // The ban has expired: lift it as Better Auth does on the next sign-in.

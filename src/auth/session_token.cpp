@@ -81,17 +81,22 @@ std::string SessionTokenCodec::Sign(std::string_view token) const {
 }
 
 std::optional<std::string> SessionTokenCodec::VerifyCookie(std::string_view cookie_value) const {
+  auto token = VerifySigned(cookie_value);
+  if (!token || !IsTokenText(*token)) return std::nullopt;
+  return token;
+}
+
+std::optional<std::string> SessionTokenCodec::VerifySigned(std::string_view cookie_value) const {
   auto decoded = PercentDecode(cookie_value);
   if (!decoded) return std::nullopt;
   const std::size_t dot = decoded->rfind('.');
   if (dot == std::string::npos) return std::nullopt;
-  std::string token = decoded->substr(0, dot);
-  if (!IsTokenText(token)) return std::nullopt;
-  const std::string expected = crypto::Base64(crypto::HmacSha256(secret_, token));
+  std::string value = decoded->substr(0, dot);
+  const std::string expected = crypto::Base64(crypto::HmacSha256(secret_, value));
   if (!crypto::ConstantTimeEquals(std::string_view(*decoded).substr(dot + 1), expected)) {
     return std::nullopt;
   }
-  return token;
+  return value;
 }
 
 std::optional<std::string> SessionTokenCodec::FromBearer(std::string_view credential) const {

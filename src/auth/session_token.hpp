@@ -24,6 +24,9 @@ class SessionTokenCodec {
   std::string Sign(std::string_view token) const;
   // The token inside a cookie value, when its signature is valid (constant-time compare).
   std::optional<std::string> VerifyCookie(std::string_view cookie_value) const;
+  // The value inside any signed cookie (Better Auth's setSignedCookie format), when its
+  // signature is valid (constant-time compare); the value may hold any characters.
+  std::optional<std::string> VerifySigned(std::string_view cookie_value) const;
   // The token of an `Authorization: Bearer` credential: signed or bare.
   std::optional<std::string> FromBearer(std::string_view credential) const;
 

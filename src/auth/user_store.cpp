@@ -239,18 +239,6 @@ Status UpdateUser(db::Connection& connection, const User& user) {
   return {};
 }
 
-Status DeleteUser(db::Connection& connection, std::string_view id) {
-  // Sessions, accounts and verifications go with the user (ON DELETE CASCADE); they are
-  // deleted explicitly too so that SQLite connections without foreign keys behave the same.
-  for (const char* sql : {R"(DELETE FROM "_cairn_auth_sessions" WHERE "user_id" = ?)",
-                          R"(DELETE FROM "_cairn_auth_accounts" WHERE "user_id" = ?)",
-                          R"(DELETE FROM "_cairn_auth_verifications" WHERE "user_id" = ?)",
-                          R"(DELETE FROM "_cairn_auth_users" WHERE "id" = ?)"}) {
-    CAIRN_TRY(connection.Execute(sql, {id}));
-  }
-  return {};
-}
-
 Status InsertPasswordAccount(db::Connection& connection, std::string_view user_id,
                              std::string_view password_hash, std::int64_t now) {
   const std::string id = crypto::RandomAlphanumeric(kIdLength);
@@ -308,6 +296,12 @@ Result<UserPage> ListUsers(db::Connection& connection, const UserQuery& query) {
   CAIRN_TRY(connection.Execute(sql, params,
                                [&](const db::Row& row) { page.users.push_back(ReadUser(row)); }));
   return page;
+}
+
+Status DeleteAccountsOfUser(db::Connection& connection, std::string_view user_id) {
+  CAIRN_TRY(
+      connection.Execute(R"(DELETE FROM "_cairn_auth_accounts" WHERE "user_id" = ?)", {user_id}));
+  return {};
 }
 
 }  // namespace cairn::auth

@@ -28,7 +28,6 @@ Result<std::optional<User>> FindUserById(db::Connection& connection, std::string
 Result<std::optional<User>> FindUserByEmail(db::Connection& connection, std::string_view email);
 // Writes every mutable column of `user` (name, email, verification, image, role, ban state).
 Status UpdateUser(db::Connection& connection, const User& user);
-Status DeleteUser(db::Connection& connection, std::string_view id);
 
 // The `credential` account holding the user's password hash.
 Status InsertPasswordAccount(db::Connection& connection, std::string_view user_id,
@@ -38,6 +37,9 @@ Result<std::optional<std::string>> FindPasswordHash(db::Connection& connection,
 // Sets (or creates) the credential account's hash.
 Status SetPasswordHash(db::Connection& connection, std::string_view user_id,
                        std::string_view password_hash, std::int64_t now);
+
+// Every account (credential and OAuth) of the user.
+Status DeleteAccountsOfUser(db::Connection& connection, std::string_view user_id);
 
 struct UserQuery {
   std::optional<std::string> search_value;

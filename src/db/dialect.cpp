@@ -275,6 +275,13 @@ std::optional<std::string> Dialect::MigrationLockSql() const {
   return std::string("SELECT pg_advisory_xact_lock(1667330414, hashtext(current_schema()))");
 }
 
+std::optional<std::string> Dialect::TryJobLockSql() const {
+  if (!is_postgres()) return std::nullopt;
+  // A class id of its own (the migration's plus one), so a job never waits for a migration.
+  return std::string(
+      "SELECT pg_try_advisory_xact_lock(1667330415, hashtext(current_schema() || ':' || ?))");
+}
+
 std::vector<std::string> Dialect::CopyIdSequence(std::string_view from, std::string_view to) const {
   if (is_postgres()) return {};  // never rebuilds tables
   return {"DELETE FROM sqlite_sequence WHERE name = " + StringLiteral(to),

@@ -176,6 +176,11 @@ class Dialect {
   // Serializes migrations of several nodes. PostgreSQL: a transaction-level advisory lock keyed
   // on the current schema; SQLite: none (BEGIN IMMEDIATE already excludes other writers).
   std::optional<std::string> MigrationLockSql() const;
+  // Lets one node at a time run a background job step: PostgreSQL `pg_try_advisory_xact_lock`
+  // keyed on the job's name (bound as the one parameter) and the current schema, answering one
+  // boolean row (true: this transaction holds the lock until it ends, false: another does).
+  // SQLite: none (one process, and BEGIN IMMEDIATE already excludes other writers).
+  std::optional<std::string> TryJobLockSql() const;
   // Statements that carry the id sequence of `from` over to `to` when the migrator rebuilds a
   // table under a scratch name (drops_columns_by_rebuild), so ids of deleted rows are never
   // reused: SQLite's AUTOINCREMENT high-water mark lives in sqlite_sequence.

@@ -14,6 +14,9 @@ inline constexpr int kSignInPerWindow = 20;
 inline constexpr int kSignUpPerWindow = 20;
 inline constexpr int kPasswordResetPerWindow = 10;
 inline constexpr int kAuthPerWindow = 100;
+// Magic links and email one-time codes (mail sent, codes guessed): tight, since each hit either
+// mails someone or guesses a 6-digit code. auth/limits.hpp adds a per-email limit on top.
+inline constexpr int kOneTimeCodePerWindow = 10;
 // Admin routes: this many requests per kAdminWindowMs, whatever RATE_LIMIT_WINDOW_SECONDS says.
 inline constexpr int kAdminPerWindow = 10;
 inline constexpr std::int64_t kAdminWindowMs = 1000;

@@ -26,6 +26,11 @@ std::optional<RouteLimit> ClassifyRoute(std::string_view path, int window_second
   if (UnderSegment(rest, "/admin")) {
     return RouteLimit{"admin", Limit{kAdminPerWindow, kAdminWindowMs}};
   }
+  if (UnderSegment(rest, "/sign-in/email-otp") || UnderSegment(rest, "/sign-in/magic-link") ||
+      UnderSegment(rest, "/email-otp") || UnderSegment(rest, "/magic-link") ||
+      UnderSegment(rest, "/forget-password/email-otp")) {
+    return per_window("one-time-code", kOneTimeCodePerWindow);
+  }
   if (UnderSegment(rest, "/sign-in")) return per_window("sign-in", kSignInPerWindow);
   if (UnderSegment(rest, "/sign-up")) return per_window("sign-up", kSignUpPerWindow);
   if (UnderSegment(rest, "/request-password-reset") || UnderSegment(rest, "/forget-password") ||

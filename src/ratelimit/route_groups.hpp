@@ -9,7 +9,8 @@
 namespace cairn::ratelimit {
 
 struct RouteLimit {
-  std::string_view group;  // `sign-in`, `sign-up`, `password-reset`, `admin`, `auth`
+  std::string_view group;  // `sign-in`, `sign-up`, `password-reset`, `one-time-code`,
+                           // `admin`, `auth`
   Limit limit;
 };
 
@@ -18,6 +19,9 @@ struct RouteLimit {
 //   /api/auth/sign-up[/…]                                 sign-up         20 per window
 //   /api/auth/request-password-reset[/…],
 //   /api/auth/forget-password[/…], /api/auth/reset-password…   password-reset  10 per window
+//   /api/auth/sign-in/email-otp, /api/auth/sign-in/magic-link,
+//   /api/auth/email-otp[/…], /api/auth/magic-link[/…],
+//   /api/auth/forget-password/email-otp                   one-time-code   10 per window
 //   /api/auth/admin[/…], /api/admin[/…]                   admin           10 per second
 //   any other /api/auth[/…]                               auth           100 per window
 // `window_seconds` (RATE_LIMIT_WINDOW_SECONDS) is the window of every group but admin, whose

@@ -95,6 +95,20 @@ class RecordService {
   Result<std::string> History(const config::Table& table, const Actor& actor, std::int64_t id,
                               const HistoryOptions& options);
 
+  // Retention (ECO_RETENTION_PURGE_DAYS, D19a; record_retention.cpp): inside the caller's write
+  // transaction, up to `limit` records of `table` with an id above `progress.last_id` that went
+  // to the trash before `deleted_before` (epoch millis) go for good as a permanent delete does
+  // (their comments too), each with a permanent_delete entry by nobody with `metadata.reason:
+  // "retention"`. `progress.last_id` names the record being purged, also when that fails (a
+  // foreign key that restricts the delete); fewer than `limit` examined means the end.
+  struct TrashPurge {
+    std::int64_t last_id = 0;
+    std::int64_t examined = 0;
+    std::int64_t purged = 0;
+  };
+  Status PurgeTrash(db::Connection& connection, const config::Table& table,
+                    std::int64_t deleted_before, int limit, TrashPurge& progress);
+
   // Saved views (record_views.cpp): `{"views":[…]}` and one view `{id,name,filters,sorts}`.
   Result<std::string> Views(const config::Table& table, const Actor& actor);
   Result<std::string> View(const config::Table& table, const Actor& actor,

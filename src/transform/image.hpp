@@ -45,11 +45,26 @@ struct EncodedImage {
 // libraries of its format modules) load with the first transform, not at startup.
 Status InitImageLibrary();
 
-// `source` (raster, of type `type` as its bytes were detected) transformed by `params` into
+// A source that libvips reads as it decodes, so a transform never holds the whole file: reads in
+// order, and the seeks some formats make (a header read, then a rewind to decode).
+class ImageInput {
+ public:
+  virtual ~ImageInput() = default;
+  // Up to `length` bytes into `buffer`: the count, 0 at the end, -1 on an error.
+  virtual std::int64_t Read(void* buffer, std::int64_t length) = 0;
+  // To `offset` from SEEK_SET, SEEK_CUR or SEEK_END: the new position, or -1.
+  virtual std::int64_t Seek(std::int64_t offset, int whence) = 0;
+};
+
+// `input` (raster, of type `type` as its bytes were detected) transformed by `params` into
 // `output`. Whatever the bytes, a failure is Error::Validation naming `file` (a 400): a header
 // above `max_pixels`, a loader that disagrees with the detected type (a polyglot), a truncated or
-// corrupt file, a transform that ran past the time limit.
-Result<EncodedImage> TransformImage(std::string_view source, SourceType type, const Params& params,
+// corrupt file, a transform that ran past the time limit. (An input whose own reads fail also
+// ends in that 400; the caller that knows why answers with its reason instead.)
+Result<EncodedImage> TransformImage(ImageInput& input, SourceType type, const Params& params,
+                                    Output output, const ImageLimits& limits);
+// The same from bytes in memory (tests, and the benchmark's in-process baseline).
+Result<EncodedImage> TransformImage(std::string_view bytes, SourceType type, const Params& params,
                                     Output output, const ImageLimits& limits);
 
 // What libvips reads in `bytes` (tests and the benchmark read outputs back with it).

@@ -69,40 +69,33 @@ void TransformService::Leave() {
   slot_free_.notify_one();
 }
 
-Result<std::string> TransformService::ReadSource(storage::ObjectStore& store,
-                                                 std::string_view bucket,
-                                                 const storage::ObjectInfo& info,
-                                                 SourceType& type) {
+Result<std::unique_ptr<ObjectInput>> TransformService::OpenSource(storage::ObjectStore& store,
+                                                                  std::string_view bucket,
+                                                                  const storage::ObjectInfo& info,
+                                                                  SourceType& type) {
   CAIRN_ASSIGN_OR_RETURN(auto reader, store.Open(bucket, info.path, {0, info.size}));
-  std::string bytes;
+  std::string head;
   std::array<char, 64 * 1024> buffer{};
   // The type comes from the bytes (D46), not from the name or what was stored about it.
-  while (bytes.size() < storage::kSniffBytes) {
+  while (head.size() < storage::kSniffBytes) {
     CAIRN_ASSIGN_OR_RETURN(const std::size_t got, reader->Read(buffer));
     if (got == 0) break;
-    bytes.append(buffer.data(), got);
+    head.append(buffer.data(), got);
   }
-  type = SourceTypeOf(storage::DetectMediaType(bytes));
-  if (type == SourceType::kSvg || type == SourceType::kNotImage) return bytes;
-  if (info.size > kMaxSourceBytes) {
+  type = SourceTypeOf(storage::DetectMediaType(head));
+  if (type != SourceType::kSvg && type != SourceType::kNotImage && info.size > kMaxSourceBytes) {
     return Error::Validation("The file cannot be transformed",
                              {{"file", "is larger than " + std::to_string(kMaxSourceBytes >> 20) +
                                            " MiB, the most a transform reads"}});
   }
-  bytes.reserve(info.size);
-  while (true) {
-    CAIRN_ASSIGN_OR_RETURN(const std::size_t got, reader->Read(buffer));
-    if (got == 0) break;
-    bytes.append(buffer.data(), got);
-    if (bytes.size() > kMaxSourceBytes) return Error::Validation("The file is too large");
-  }
-  return bytes;
+  return std::make_unique<ObjectInput>(store, bucket, info.path, info.size, std::move(head),
+                                       std::move(reader));
 }
 
 void TransformService::Produce(storage::ObjectStore& store, std::string_view bucket,
                                const storage::ObjectInfo& info, const Params& params,
                                const std::string& key, Flight& flight) {
-  // The slot is taken before the source is read, so at most `threads` sources are in memory.
+  // The slot is taken before the source is opened, so at most `threads` transforms read at once.
   if (auto entered = Enter(); !entered) {
     flight.error = entered.error();
     return;
@@ -112,7 +105,7 @@ void TransformService::Produce(storage::ObjectStore& store, std::string_view buc
     ~SlotGuard() { service.Leave(); }
   } slot{*this};
   SourceType type = SourceType::kNotImage;
-  auto source = ReadSource(store, bucket, info, type);
+  auto source = OpenSource(store, bucket, info, type);
   if (!source) {
     flight.error = source.error();
     return;
@@ -132,9 +125,11 @@ void TransformService::Produce(storage::ObjectStore& store, std::string_view buc
   if (settings_.before_transform) settings_.before_transform(key);
   transforms_run_.fetch_add(1);
   const Output output = OutputFor(params.format.value_or(Format::kOrigin), type);
-  auto encoded = TransformImage(*source, type, params, output, settings_.limits);
-  source->clear();
-  source->shrink_to_fit();
+  auto encoded = TransformImage(**source, type, params, output, settings_.limits);
+  // A storage failure while libvips read is the storage's error, not a bad image.
+  if (!encoded) {
+    if (auto failure = (*source)->failure()) encoded = std::move(*failure);
+  }
   if (!encoded) {
     flight.error = encoded.error();
     return;

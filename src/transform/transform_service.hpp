@@ -20,6 +20,7 @@
 #include "storage/object_store.hpp"
 #include "transform/disk_cache.hpp"
 #include "transform/image.hpp"
+#include "transform/object_input.hpp"
 #include "transform/params.hpp"
 
 namespace cairn::transform {
@@ -82,8 +83,11 @@ class TransformService {
   void Produce(storage::ObjectStore& store, std::string_view bucket,
                const storage::ObjectInfo& info, const Params& params, const std::string& key,
                Flight& flight);
-  Result<std::string> ReadSource(storage::ObjectStore& store, std::string_view bucket,
-                                 const storage::ObjectInfo& info, SourceType& type);
+  // The source, its type detected from its first bytes (`type`), ready for libvips to read.
+  Result<std::unique_ptr<ObjectInput>> OpenSource(storage::ObjectStore& store,
+                                                  std::string_view bucket,
+                                                  const storage::ObjectInfo& info,
+                                                  SourceType& type);
   // Waits for a transform slot; a 503 when `queue` requests wait already.
   Status Enter();
   void Leave();

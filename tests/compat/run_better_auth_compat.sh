@@ -6,7 +6,9 @@
 #
 # Starts `<cairn> serve` on a free port (--port 0, the port is read from its log) with a fresh
 # data directory and an admin from AUTH_ADMIN_EMAIL/AUTH_ADMIN_PASSWORD, waits for /api/health,
-# runs `node compat.mjs <base-url>`, stops the server and returns the script's exit status.
+# runs `node compat.mjs <base-url>` and then every other *.mjs there (the plugins' flows, with
+# CAIRN_OUTBOX_DIR set to the server's outbox), stops the server and returns the scripts' exit
+# status.
 #
 # Backend: CAIRN_TEST_BACKEND=sqlite (default) or postgres. PostgreSQL needs
 # CAIRN_TEST_DATABASE_URL (scripts/with-postgres exports it); each run gets its own schema on that
@@ -28,7 +30,7 @@ package_dir="$here/better_auth"
 backend="${CAIRN_TEST_BACKEND:-sqlite}"
 
 STARTUP_TIMEOUT=60   # seconds until the server listens and /api/health answers
-CLIENT_TIMEOUT=240   # seconds for compat.mjs (it has its own 120 s deadline)
+CLIENT_TIMEOUT=240   # seconds for compat.mjs and the other flows (each has its own deadline)
 SERVER_LIFETIME=600  # the server is killed after this even if this script is killed first
 STOP_TIMEOUT=15      # seconds from SIGTERM to SIGKILL
 
@@ -148,8 +150,11 @@ auth:
     - type: emailAndPassword
     - type: oauth
       providers: [github]
+    - type: magicLink
+    - type: emailOtp
   allowSignUp: true
   defaultRole: member
+  twoFactor: true
 
 tables:
   - id: 1
@@ -205,22 +210,25 @@ if [[ -z "$healthy" ]]; then
 fi
 
 echo "better-auth compat: cairn on $url ($backend), better-auth $installed_version, node $(node --version)"
-# In the background, so that a signal to this script runs the cleanup at once.
+# In the background, so that a signal to this script runs the cleanup at once. compat.mjs first,
+# then each plugin's flows (two_factor.mjs, …) with the outbox their mail goes to; `timeout`
+# passes a signal on to its whole process group, so no node process outlives the run.
 (
   cd "$package_dir" &&
-    export AUTH_ADMIN_EMAIL=admin@example.com AUTH_ADMIN_PASSWORD=admin-password-1 \
-      GITHUB_URL=http://127.0.0.1:9
-    # compat.mjs first, then every other flow file (*.mjs), each against the same server.
-    for script in compat.mjs $(ls ./*.mjs | sed 's|^\./||' | grep -vx compat.mjs | sort); do
-      timeout -s KILL "$CLIENT_TIMEOUT" node "$script" "$url" || exit $?
-    done
+    exec env AUTH_ADMIN_EMAIL=admin@example.com AUTH_ADMIN_PASSWORD=admin-password-1 \
+      CAIRN_OUTBOX_DIR="$work/data/outbox" GITHUB_URL=http://127.0.0.1:9 \
+      timeout -s KILL "$CLIENT_TIMEOUT" bash -c '
+        node compat.mjs "$1" || exit
+        for script in *.mjs; do
+          [[ "$script" == compat.mjs ]] || node "$script" "$1" || exit
+        done' run-clients "$url"
 ) &
 client_pid=$!
 wait "$client_pid"
 status=$?
 client_pid=""
 if ((status == 137)); then
-  echo "better-auth compat: compat.mjs did not finish within ${CLIENT_TIMEOUT} s" >&2
+  echo "better-auth compat: the clients did not finish within ${CLIENT_TIMEOUT} s" >&2
 fi
 if ! kill -0 "$server_pid" 2>/dev/null; then
   echo "better-auth compat: the server died during the run" >&2

@@ -36,6 +36,7 @@ TestAppOptions ActivityOptions() {
     settings.admin_email = kAdminEmail;
     settings.admin_password = kAdminPassword;
     settings.admin_name = kAdminName;
+    settings.account_deletion_grace_days = 0;  // delete-user erases at once (D19a)
   };
   return options;
 }

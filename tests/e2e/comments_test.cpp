@@ -41,7 +41,14 @@ std::string CommentsPath(const std::string& table, const std::string& record_id)
 
 class CommentsTest : public ::testing::Test {
  protected:
-  CommentsTest() : app_(kTables) {}
+  CommentsTest()
+      : app_(kTables, "", [](TestAppOptions& options) {
+          // delete-user erases at once (D19a), so the comments lose their author now.
+          options.tune_settings = [base = options.tune_settings](app::Settings& settings) {
+            base(settings);
+            settings.account_deletion_grace_days = 0;
+          };
+        }) {}
 
   // A record of `table` made by the admin; its id.
   std::string NewRecord(const std::string& table = "tasks") {

@@ -46,6 +46,9 @@ class TestApp {
   app::Application& app() { return *app_; }
   HttpClient Client() const { return HttpClient(port()); }
   const std::filesystem::path& data_dir() const { return data_dir_; }
+  // DATABASE_URL of this app's database (empty on SQLite: <data_dir>/cairn.db), for another
+  // process on the same data.
+  const std::string& database_url() const { return database_url_; }
 
  private:
   std::filesystem::path data_dir_;

@@ -139,6 +139,29 @@ TEST_P(TransformTest, OneSideKeepsTheAspectRatioAndOriginKeepsTheFormat) {
   EXPECT_EQ(got.body, Sample(400, 300, Output::kPng));
 }
 
+// libvips reads the source from storage as it decodes (never the whole file in memory): every
+// source type, each larger than the head read for type detection, so reads go past it, and
+// TIFF's seeks (its directory comes after the pixels) reopen the object at an offset.
+TEST_P(TransformTest, EverySourceTypeIsReadFromStorageAsItDecodes) {
+  StorageApp app(Options());
+  const std::pair<const char*, Output> sources[] = {
+      {"jpg", Output::kJpeg}, {"png", Output::kPng}, {"webp", Output::kWebp},
+      {"avif", Output::kAvif}, {"gif", Output::kGif}, {"tiff", Output::kTiff}};
+  for (const auto& [extension, type] : sources) {
+    SCOPED_TRACE(extension);
+    const std::string bytes = Sample(600, 400, type, /*noise=*/true);
+    ASSERT_GT(bytes.size(), 64U * 1024);
+    const std::string path = std::string("big/a.") + extension;
+    ASSERT_EQ(app.Upload("docs", path, bytes).status, 201);
+    const auto got = Get(app, path, "&width=150&format=webp");
+    ASSERT_EQ(got.status, 200) << got.body;
+    const auto facts = Facts(got.body);
+    EXPECT_TRUE(facts.loader.starts_with("VipsForeignLoadWebp")) << facts.loader;
+    EXPECT_EQ(facts.width, 150);
+    EXPECT_EQ(facts.height, 100);
+  }
+}
+
 TEST_P(TransformTest, FormatIsNegotiatedFromAccept) {
   StorageApp app(Options());
   ASSERT_EQ(app.Upload("docs", "p/a.jpg", Sample(200, 100, Output::kJpeg)).status, 201);

@@ -36,6 +36,15 @@ TEST(OriginCheck, PasswordSignInPathsFollowTheStrategies) {
   EXPECT_TRUE(PasswordSignInPaths(WithStrategies({"oauth"})).empty());
 }
 
+TEST(OriginCheck, PasswordlessSignInPathsFollowTheStrategies) {
+  EXPECT_EQ(PasswordlessSignInPaths(WithStrategies({"emailAndPassword", "magicLink"})),
+            (std::vector<std::string>{"/api/auth/sign-in/magic-link"}));
+  EXPECT_EQ(PasswordlessSignInPaths(WithStrategies({"emailOtp"})),
+            (std::vector<std::string>{"/api/auth/sign-in/email-otp",
+                                      "/api/auth/email-otp/send-verification-otp"}));
+  EXPECT_TRUE(PasswordlessSignInPaths(WithStrategies({"emailAndPassword"})).empty());
+}
+
 TEST(OriginCheck, GuardsTheSignInRoutesItIsGiven) {
   OriginCheck guarded({"http://app.example"},
                       PasswordSignInPaths(WithStrategies({"emailAndPassword"})));

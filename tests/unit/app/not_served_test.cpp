@@ -33,7 +33,8 @@ config::LoadOutcome Load(const std::string& yaml) {
   return outcome;
 }
 
-// Every inert config key, each set once (the strategies once each).
+// Every inert config key, each set once (the strategies once each; magicLink and emailOtp are
+// served, so only the oauth strategy is named).
 constexpr const char* kEveryInertKey = R"(name: inert
 tables:
   - name: docs
@@ -76,7 +77,6 @@ const std::map<std::string, std::string> kEveryInertSetting = {
     {"STORAGE_TRANSFORM_CACHE_DIR", "/tmp/cache"},
     {"STORAGE_TRANSFORM_CACHE_MAX_SIZE", "100"},
     {"ECO_IMAGE_FORMAT", "webp"},
-    {"ECO_RETENTION_PURGE_DAYS", "30"},
     {"SCHEMA_EDIT_API_ENABLED", "true"},
     // Served settings: no notice.
     {"GOOGLE_CLIENT_ID", "id"},
@@ -85,6 +85,8 @@ const std::map<std::string, std::string> kEveryInertSetting = {
     {"PORT", "8080"},
     {"SMTP_HOST", "mail.example.com"},
     {"RATE_LIMIT_DISABLED", "true"},
+    {"ECO_RETENTION_PURGE_DAYS", "30"},  // with auth: the purge job applies it
+    {"ACCOUNT_DELETION_GRACE_DAYS", "3"},
 };
 
 // Storage is served with auth only: without it, buckets and storage settings are named.
@@ -107,8 +109,7 @@ TEST(NotServed, EveryInertKeyAndSettingIsNamed) {
   const EnvLookup env = FakeEnv(kEveryInertSetting);
   const auto findings = FindNotServed(outcome.config->document, &env);
   EXPECT_THAT(Subjects(findings, NoticeKind::kNotServed),
-              ElementsAre("auth.strategies[1]", "auth.strategies[2]", "auth.twoFactor", "analytics",
-                          "ECO_RETENTION_PURGE_DAYS", "SCHEMA_EDIT_API_ENABLED"));
+              ElementsAre("analytics", "SCHEMA_EDIT_API_ENABLED"));
   EXPECT_THAT(Subjects(findings, NoticeKind::kNoBackendEffect),
               ElementsAre("theme", "languages", "components", "pages"));
 }
@@ -131,6 +132,22 @@ TEST(NotServed, StorageWithoutAuthIsNamed) {
     EXPECT_FALSE(finding.subject.starts_with("STORAGE_") || finding.subject == "buckets" ||
                  finding.subject == "ECO_IMAGE_FORMAT")
         << finding.subject;
+  }
+}
+
+TEST(NotServed, PurgeSettingsWithoutAuthAreNamed) {
+  const EnvLookup env =
+      FakeEnv({{"ECO_RETENTION_PURGE_DAYS", "30"}, {"ACCOUNT_DELETION_GRACE_DAYS", "3"}});
+  const auto without_auth = Load("name: plain\n");
+  ASSERT_TRUE(without_auth.ok());
+  EXPECT_THAT(Subjects(FindNotServed(without_auth.config->document, &env), NoticeKind::kNotServed),
+              ElementsAre("ECO_RETENTION_PURGE_DAYS", "ACCOUNT_DELETION_GRACE_DAYS"));
+  // With auth the purge job applies them.
+  const auto with_auth = Load(kEveryInertKey);
+  ASSERT_TRUE(with_auth.ok());
+  for (const auto& finding : FindNotServed(with_auth.config->document, &env)) {
+    EXPECT_NE(finding.subject, "ECO_RETENTION_PURGE_DAYS");
+    EXPECT_NE(finding.subject, "ACCOUNT_DELETION_GRACE_DAYS");
   }
 }
 
@@ -179,8 +196,8 @@ TEST(NotServed, SettingsAreLookedAtOnlyWithAnEnvironment) {
   const auto findings = FindNotServed(outcome.config->document, &env);
   ASSERT_EQ(findings.size(), 1u);  // an empty value is unset, as LoadSettings reads it
   EXPECT_EQ(FormatNotServed(findings[0], outcome.locations),
-            "ECO_RETENTION_PURGE_DAYS: accepted, not served by this build: the retention purge "
-            "job: soft-deleted records stay in the trash");
+            "ECO_RETENTION_PURGE_DAYS: accepted, not served by this build: the purge job runs "
+            "with an auth section only (accounts and records are served with one)");
 }
 
 TEST(NotServed, ConfigKeysAreNamedWithFileAndLine) {
@@ -191,8 +208,8 @@ TEST(NotServed, ConfigKeysAreNamedWithFileAndLine) {
   for (const auto& finding : findings) lines.push_back(FormatNotServed(finding, outcome.locations));
   ASSERT_GE(lines.size(), 3u);
   EXPECT_EQ(lines[0],
-            "app.yaml:20: auth.strategies[1]: accepted, not served by this build: the magicLink "
-            "strategy: its sign-in routes do not exist");
+            "app.yaml:22: auth.strategies[3]: accepted, not served by this build: the oauth "
+            "strategy: sign-in/social and callback/{provider} do not exist");
   EXPECT_EQ(lines.back(),
             "app.yaml:33: pages: kept, drives no backend behaviour: by design (D6); kept for the "
             "planned schema export");
@@ -201,17 +218,15 @@ TEST(NotServed, ConfigKeysAreNamedWithFileAndLine) {
 TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
   const auto outcome = Load(kEveryInertKey);
   ASSERT_TRUE(outcome.ok());
-  const EnvLookup env = FakeEnv({{"ECO_RETENTION_PURGE_DAYS", "30"}});
+  const EnvLookup env = FakeEnv({{"SCHEMA_EDIT_API_ENABLED", "true"}});
   std::vector<std::string> starts;
   for (const NotServedLine& line : NotServedReport(outcome, &env)) {
     starts.push_back(line.text.substr(0, line.text.find(": ", line.text.find(": ") + 2)));
   }
-  EXPECT_THAT(
-      starts,
-      ElementsAre("app.yaml:20: auth.strategies[1]", "app.yaml:21: auth.strategies[2]",
-                  "app.yaml:24: auth.twoFactor", "app.yaml:29: analytics", "app.yaml:30: theme",
-                  "app.yaml:31: languages", "app.yaml:32: components", "app.yaml:33: pages",
-                  "ECO_RETENTION_PURGE_DAYS: accepted, not served by this build"));
+  EXPECT_THAT(starts, ElementsAre("app.yaml:29: analytics", "app.yaml:30: theme",
+                                  "app.yaml:31: languages", "app.yaml:32: components",
+                                  "app.yaml:33: pages",
+                                  "SCHEMA_EDIT_API_ENABLED: accepted, not served by this build"));
 }
 
 }  // namespace

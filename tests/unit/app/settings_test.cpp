@@ -86,6 +86,22 @@ TEST(Settings, EveryBadSettingIsNamedAtOnce) {
             std::string::npos);
 }
 
+TEST(Settings, PurgeDaysAreBoundedAndZeroGraceMeansAtOnce) {
+  auto defaults = LoadSettings({}, FakeEnv({}));
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->account_deletion_grace_days, 7);
+  EXPECT_FALSE(defaults->eco_retention_purge_days.has_value());
+  auto set = LoadSettings(
+      {}, FakeEnv({{"ACCOUNT_DELETION_GRACE_DAYS", "0"}, {"ECO_RETENTION_PURGE_DAYS", "30"}}));
+  ASSERT_TRUE(set.ok());
+  EXPECT_EQ(set->account_deletion_grace_days, 0);
+  EXPECT_EQ(set->eco_retention_purge_days, 30);
+  auto bad = LoadSettings(
+      {}, FakeEnv({{"ACCOUNT_DELETION_GRACE_DAYS", "-1"}, {"ECO_RETENTION_PURGE_DAYS", "0"}}));
+  EXPECT_EQ(FailingSettings(bad),
+            (std::vector<std::string>{"ACCOUNT_DELETION_GRACE_DAYS", "ECO_RETENTION_PURGE_DAYS"}));
+}
+
 TEST(Settings, PublicPathsRejectWildcardsAndOverlaps) {
   EXPECT_TRUE(LoadSettings({}, FakeEnv({{"STORAGE_PUBLIC_PATHS", "public/, avatars/"}})).ok());
   EXPECT_EQ(FailingSettings(LoadSettings({}, FakeEnv({{"STORAGE_PUBLIC_PATHS", "public/*"}}))),

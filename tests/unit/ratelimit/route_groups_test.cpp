@@ -24,6 +24,14 @@ TEST(RouteGroupsTest, Groups) {
   EXPECT_EQ(GroupOf("/api/auth/forget-password"), "password-reset");
   EXPECT_EQ(GroupOf("/api/auth/reset-password"), "password-reset");
   EXPECT_EQ(GroupOf("/api/auth/reset-password/abc123"), "password-reset");
+  // Magic links and email codes: their own tight group, sign-in by code included.
+  EXPECT_EQ(GroupOf("/api/auth/sign-in/magic-link"), "one-time-code");
+  EXPECT_EQ(GroupOf("/api/auth/magic-link/verify"), "one-time-code");
+  EXPECT_EQ(GroupOf("/api/auth/sign-in/email-otp"), "one-time-code");
+  EXPECT_EQ(GroupOf("/api/auth/email-otp/send-verification-otp"), "one-time-code");
+  EXPECT_EQ(GroupOf("/api/auth/email-otp/reset-password"), "one-time-code");
+  EXPECT_EQ(GroupOf("/api/auth/forget-password/email-otp"), "one-time-code");
+  EXPECT_EQ(GroupOf("/api/auth/sign-in/email-otpx"), "sign-in");
   EXPECT_EQ(GroupOf("/api/auth/admin/list-users"), "admin");
   EXPECT_EQ(GroupOf("/api/admin/tables"), "admin");
   EXPECT_EQ(GroupOf("/api/admin"), "admin");
@@ -51,6 +59,7 @@ TEST(RouteGroupsTest, LimitsAndWindows) {
   EXPECT_EQ(ClassifyRoute("/api/auth/sign-up/email", 60)->limit.max_requests, 20);
   EXPECT_EQ(ClassifyRoute("/api/auth/forget-password", 60)->limit.max_requests, 10);
   EXPECT_EQ(ClassifyRoute("/api/auth/get-session", 60)->limit.max_requests, 100);
+  EXPECT_EQ(ClassifyRoute("/api/auth/sign-in/email-otp", 60)->limit.max_requests, 10);
   // RATE_LIMIT_WINDOW_SECONDS scales every window but admin's.
   EXPECT_EQ(ClassifyRoute("/api/auth/get-session", 5)->limit.window_ms, 5000);
   const auto admin = ClassifyRoute("/api/admin/tables", 5);
