@@ -11,70 +11,21 @@ using boost::json::array;
 using boost::json::object;
 using boost::json::value;
 
-// The member `key` of `parent` when `parent` is an object and the member has the asked kind.
-// (They take a value, never an object: an object would convert to a temporary value.)
-const object* ObjectAt(const value& parent, std::string_view key) {
-  const object* o = parent.if_object();
-  const value* child = o != nullptr ? o->if_contains(key) : nullptr;
-  return child != nullptr ? child->if_object() : nullptr;
-}
-
+// The member `key` of `parent` when `parent` is an object and the member is an array.
+// (It takes a value, never an object: an object would convert to a temporary value.)
 const array* ArrayAt(const value& parent, std::string_view key) {
   const object* o = parent.if_object();
   const value* child = o != nullptr ? o->if_contains(key) : nullptr;
   return child != nullptr ? child->if_array() : nullptr;
 }
 
-const object* ObjectAt(const object&, std::string_view) = delete;
 const array* ArrayAt(const object&, std::string_view) = delete;
-
-const value* AuthAt(const NotServedProbe& probe, std::string_view key) {
-  const object* auth = ObjectAt(probe.document, "auth");
-  return auth != nullptr ? auth->if_contains(key) : nullptr;
-}
-
-const array* AuthArray(const NotServedProbe& probe, std::string_view key) {
-  const value* member = AuthAt(probe, key);
-  return member != nullptr ? member->if_array() : nullptr;
-}
-
-std::string Indexed(std::string_view path, std::size_t index) {
-  return std::string(path) + "[" + std::to_string(index) + "]";
-}
 
 // A root key that is present.
 template <const std::string_view& kKey>
 void RootKey(const NotServedProbe& probe, std::vector<std::string>& where) {
   if (const object* root = probe.document.if_object(); root && root->contains(kKey)) {
     where.emplace_back(kKey);
-  }
-}
-
-// `key` of any field of any table (only attachment fields accept the keys asked for).
-template <const std::string_view& kKey>
-void FieldKey(const NotServedProbe& probe, std::vector<std::string>& where) {
-  const array* tables = ArrayAt(probe.document, "tables");
-  for (std::size_t t = 0; tables != nullptr && t < tables->size(); ++t) {
-    const array* fields = ArrayAt((*tables)[t], "fields");
-    for (std::size_t f = 0; fields != nullptr && f < fields->size(); ++f) {
-      const object* field = (*fields)[f].if_object();
-      if (field != nullptr && field->contains(kKey)) {
-        where.push_back(Indexed(Indexed("tables", t) + ".fields", f) + "." + std::string(kKey));
-      }
-    }
-  }
-}
-
-// auth.strategies[i] of the given type.
-template <const std::string_view& kType>
-void Strategy(const NotServedProbe& probe, std::vector<std::string>& where) {
-  const array* strategies = AuthArray(probe, "strategies");
-  for (std::size_t i = 0; strategies != nullptr && i < strategies->size(); ++i) {
-    const object* strategy = (*strategies)[i].if_object();
-    const value* type = strategy != nullptr ? strategy->if_contains("type") : nullptr;
-    if (type != nullptr && type->is_string() && type->get_string() == kType) {
-      where.push_back(Indexed("auth.strategies", i));
-    }
   }
 }
 
