@@ -14,6 +14,10 @@
 #include "http/router.hpp"
 #include "mail/mailer.hpp"
 
+namespace cairn::auth::oauth {
+class OAuthService;
+}
+
 namespace cairn::api {
 
 // `two_factor` (null unless `auth.twoFactor: true`) puts the second factor into sign-in.
@@ -27,6 +31,13 @@ Status AddAuthPasswordlessRoutes(http::Router& router, auth::AuthService& auth,
 // Better Auth's organization plugin (organization_api.cpp), when `auth.organizations` is true.
 Status AddOrganizationRoutes(http::Router& router, auth::AuthService& auth,
                              std::shared_ptr<mail::Mailer> mailer);
+
+// The oauth strategy's routes (api/oauth_api.cpp). `trusted_origins` are where callbackURL and
+// errorCallbackURL may point (BASE_URL's origin and TRUSTED_ORIGINS).
+Status AddOAuthRoutes(http::Router& router, auth::oauth::OAuthService& oauth,
+                      const SessionCookies& cookies, std::vector<std::string> trusted_origins);
+// sign-in/social, for the CSRF origin check; none without the oauth strategy.
+std::vector<std::string> OAuthSignInPaths(const config::AuthConfig& config);
 
 // The full paths of the routes that sign a browser in with a password (for the CSRF origin
 // check); none without the emailAndPassword strategy, since those routes do not exist then.

@@ -47,6 +47,14 @@ struct Application::Parts {
 
 namespace {
 
+// BASE_URL's origin and TRUSTED_ORIGINS: where cookie-authenticated writes may come from and
+// where OAuth sign-in may return to.
+std::vector<std::string> TrustedOrigins(const Settings& settings) {
+  std::vector<std::string> origins{api::OriginOf(settings.base_url)};
+  for (const auto& origin : settings.trusted_origins) origins.push_back(api::OriginOf(origin));
+  return origins;
+}
+
 Result<http::Router> BuildRouter(Application::Parts& parts) {
   http::Router router;
   const config::AppConfig& config = parts.options.config;
@@ -62,6 +70,10 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
     }
     CAIRN_TRY(api::AddAuthAdminRoutes(router, *parts.auth.service, *parts.auth.cookies));
     CAIRN_TRY(api::AddAuthPasswordlessRoutes(router, *parts.auth.service, *parts.auth.cookies));
+    if (parts.auth.oauth) {
+      CAIRN_TRY(api::AddOAuthRoutes(router, *parts.auth.oauth, *parts.auth.cookies,
+                                    TrustedOrigins(parts.options.settings)));
+    }
     if (config.auth->organizations) {
       CAIRN_TRY(api::AddOrganizationRoutes(router, *parts.auth.service, parts.auth.mailer));
     }
@@ -165,14 +177,15 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
         parts->storage,
         SetUpStorage(bound, parts->options.config, *parts->database,
                      parts->auth.service->options().secret, parts->options.before_transform));
-    std::vector<std::string> origins{api::OriginOf(bound.base_url)};
-    for (const auto& origin : bound.trusted_origins) origins.push_back(api::OriginOf(origin));
     std::vector<std::string> sign_in_paths = api::PasswordSignInPaths(*parts->options.config.auth);
     for (std::string& path : api::PasswordlessSignInPaths(*parts->options.config.auth)) {
       sign_in_paths.push_back(std::move(path));
     }
+    for (std::string& path : api::OAuthSignInPaths(*parts->options.config.auth)) {
+      sign_in_paths.push_back(std::move(path));
+    }
     middleware.push_back(
-        std::make_shared<api::OriginCheck>(std::move(origins), std::move(sign_in_paths)));
+        std::make_shared<api::OriginCheck>(TrustedOrigins(bound), std::move(sign_in_paths)));
     middleware.push_back(
         std::make_shared<api::SessionLayer>(*parts->auth.service, *parts->auth.cookies));
   }

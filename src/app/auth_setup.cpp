@@ -51,6 +51,18 @@ Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& 
   parts.service = std::make_unique<auth::AuthService>(database, std::move(options), parts.mailer);
   parts.cookies = std::make_unique<api::SessionCookies>(parts.service->codec(),
                                                         settings.base_url.starts_with("https://"));
+  if (config.HasStrategy("oauth")) {
+    // D18: every configured provider's credentials, or a startup error naming them.
+    const auto lookup = [&](const std::string& name) -> std::optional<std::string> {
+      return settings.env ? settings.env(name.c_str()) : std::nullopt;
+    };
+    CAIRN_ASSIGN_OR_RETURN(auto providers,
+                           auth::oauth::ConfiguredProviders(
+                               config, lookup, {settings.github_url, settings.github_api_url}));
+    CAIRN_TRY(auth::oauth::EnsureOAuthSchema(database));
+    parts.oauth =
+        std::make_unique<auth::oauth::OAuthService>(database, *parts.service, std::move(providers));
+  }
   if (Status purged = parts.service->PurgeExpired(); !purged.ok()) {
     log::Warn("cannot purge expired sessions: " + purged.error().detail);
   }

@@ -10,6 +10,7 @@
 #include "api/session_layer.hpp"
 #include "app/settings.hpp"
 #include "auth/auth_service.hpp"
+#include "auth/oauth/oauth_service.hpp"
 #include "auth/two_factor_service.hpp"
 #include "common/result.hpp"
 #include "config/model.hpp"
@@ -25,6 +26,7 @@ struct AuthParts {
   std::unique_ptr<auth::AuthService> service;
   std::unique_ptr<api::SessionCookies> cookies;
   std::unique_ptr<auth::TwoFactorService> two_factor;  // with `auth.twoFactor: true` only
+  std::unique_ptr<auth::oauth::OAuthService> oauth;    // with the oauth strategy only
 };
 
 // Tables, secret (AUTH_SECRET or one kept in the database), mailer (SMTP_* or the outbox).

@@ -11,70 +11,21 @@ using boost::json::array;
 using boost::json::object;
 using boost::json::value;
 
-// The member `key` of `parent` when `parent` is an object and the member has the asked kind.
-// (They take a value, never an object: an object would convert to a temporary value.)
-const object* ObjectAt(const value& parent, std::string_view key) {
-  const object* o = parent.if_object();
-  const value* child = o != nullptr ? o->if_contains(key) : nullptr;
-  return child != nullptr ? child->if_object() : nullptr;
-}
-
+// The member `key` of `parent` when `parent` is an object and the member is an array.
+// (It takes a value, never an object: an object would convert to a temporary value.)
 const array* ArrayAt(const value& parent, std::string_view key) {
   const object* o = parent.if_object();
   const value* child = o != nullptr ? o->if_contains(key) : nullptr;
   return child != nullptr ? child->if_array() : nullptr;
 }
 
-const object* ObjectAt(const object&, std::string_view) = delete;
 const array* ArrayAt(const object&, std::string_view) = delete;
-
-const value* AuthAt(const NotServedProbe& probe, std::string_view key) {
-  const object* auth = ObjectAt(probe.document, "auth");
-  return auth != nullptr ? auth->if_contains(key) : nullptr;
-}
-
-const array* AuthArray(const NotServedProbe& probe, std::string_view key) {
-  const value* member = AuthAt(probe, key);
-  return member != nullptr ? member->if_array() : nullptr;
-}
-
-std::string Indexed(std::string_view path, std::size_t index) {
-  return std::string(path) + "[" + std::to_string(index) + "]";
-}
 
 // A root key that is present.
 template <const std::string_view& kKey>
 void RootKey(const NotServedProbe& probe, std::vector<std::string>& where) {
   if (const object* root = probe.document.if_object(); root && root->contains(kKey)) {
     where.emplace_back(kKey);
-  }
-}
-
-// `key` of any field of any table (only attachment fields accept the keys asked for).
-template <const std::string_view& kKey>
-void FieldKey(const NotServedProbe& probe, std::vector<std::string>& where) {
-  const array* tables = ArrayAt(probe.document, "tables");
-  for (std::size_t t = 0; tables != nullptr && t < tables->size(); ++t) {
-    const array* fields = ArrayAt((*tables)[t], "fields");
-    for (std::size_t f = 0; fields != nullptr && f < fields->size(); ++f) {
-      const object* field = (*fields)[f].if_object();
-      if (field != nullptr && field->contains(kKey)) {
-        where.push_back(Indexed(Indexed("tables", t) + ".fields", f) + "." + std::string(kKey));
-      }
-    }
-  }
-}
-
-// auth.strategies[i] of the given type.
-template <const std::string_view& kType>
-void Strategy(const NotServedProbe& probe, std::vector<std::string>& where) {
-  const array* strategies = AuthArray(probe, "strategies");
-  for (std::size_t i = 0; strategies != nullptr && i < strategies->size(); ++i) {
-    const object* strategy = (*strategies)[i].if_object();
-    const value* type = strategy != nullptr ? strategy->if_contains("type") : nullptr;
-    if (type != nullptr && type->is_string() && type->get_string() == kType) {
-      where.push_back(Indexed("auth.strategies", i));
-    }
   }
 }
 
@@ -132,26 +83,6 @@ void PurgeSettingsWithoutAuth(const NotServedProbe& probe, std::vector<std::stri
   }
 }
 
-// <NAME>_CLIENT_ID / <NAME>_CLIENT_SECRET of each configured OAuth provider (D18: upper-cased,
-// `-` → `_`), when set.
-void OAuthCredentials(const NotServedProbe& probe, std::vector<std::string>& where) {
-  const array* strategies = AuthArray(probe, "strategies");
-  for (std::size_t i = 0; strategies != nullptr && i < strategies->size(); ++i) {
-    const array* providers = ArrayAt((*strategies)[i], "providers");
-    for (std::size_t p = 0; providers != nullptr && p < providers->size(); ++p) {
-      if (!(*providers)[p].is_string()) continue;
-      std::string prefix((*providers)[p].get_string());
-      for (char& c : prefix) {
-        c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      }
-      for (const char* suffix : {"_CLIENT_ID", "_CLIENT_SECRET"}) {
-        if (IsSet(probe, prefix + suffix)) where.push_back(prefix + suffix);
-      }
-    }
-  }
-}
-
-constexpr std::string_view kOAuth = "oauth";
 constexpr std::string_view kTheme = "theme";
 constexpr std::string_view kLanguages = "languages";
 constexpr std::string_view kComponents = "components";
@@ -169,11 +100,7 @@ constexpr std::string_view kStorageNeedsAuth =
 // docs/settings.md, and in tests/unit/app/not_served_test.cpp).
 constexpr NotServedEntry kTable[] = {
     {"buckets", kWarn, false, kStorageNeedsAuth, BucketsWithoutAuth},
-    {"auth.strategies[] oauth", kWarn, false,
-     "the oauth strategy: sign-in/social and callback/{provider} do not exist", Strategy<kOAuth>},
     {"analytics", kWarn, false, "analytics: the collect and report routes do not exist", Analytics},
-    {"<PROVIDER>_CLIENT_ID, <PROVIDER>_CLIENT_SECRET", kWarn, true,
-     "OAuth sign-in is not served, so its credentials are not read", OAuthCredentials},
     {"STORAGE_* without auth", kWarn, true, kStorageNeedsAuth, StorageSettingsWithoutAuth},
     {"ECO_RETENTION_PURGE_DAYS, ACCOUNT_DELETION_GRACE_DAYS without auth", kWarn, true,
      kPurgeNeedsAuth, PurgeSettingsWithoutAuth},

@@ -50,7 +50,7 @@ struct NotServedFinding {
 std::span<const NotServedEntry> NotServedTable();
 
 // Every entry that `document` (a validated config) sets and, when `env` is given, every setting
-// set in it (including the credentials of configured OAuth providers), in table order.
+// set in it, in table order.
 std::vector<NotServedFinding> FindNotServed(const boost::json::value& document,
                                             const EnvLookup* env);
 

@@ -7,6 +7,7 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/json/parse.hpp>
 
+#include "auth/oauth/providers.hpp"
 #include "db/limits.hpp"
 #include "ratelimit/client_address.hpp"
 #include "storage/file_path.hpp"
@@ -256,6 +257,16 @@ void ReadAuthSettings(Reader& reader, Settings& settings) {
       settings.trusted_origins.push_back(std::move(origin));
     }
   }
+  for (auto [name, out] : {std::pair{"GITHUB_URL", &settings.github_url},
+                           std::pair{"GITHUB_API_URL", &settings.github_api_url}}) {
+    if (auto url = reader.Get(nullptr, name)) {
+      while (!url->empty() && url->back() == '/') url->pop_back();
+      if (auto checked = auth::oauth::CheckProviderUrl(*url, name); !checked.ok()) {
+        reader.Fail(checked.error().message);
+      }
+      *out = *url;
+    }
+  }
   if (auto proxies = reader.Get(nullptr, "TRUSTED_PROXIES")) {
     if (auto parsed = ratelimit::TrustedProxies::Parse(*proxies); !parsed.ok()) {
       reader.Fail(parsed.error().message);
@@ -281,6 +292,7 @@ EnvLookup ProcessEnvironment() {
 
 Result<Settings> LoadSettings(const Flags& flags, const EnvLookup& env) {
   Settings settings;
+  settings.env = env;
   Reader reader(flags, env);
 
   if (auto host = reader.Get("host", "HOST")) {

@@ -44,6 +44,12 @@ struct Settings {
   // Origins allowed to send cookie-authenticated writes, beside BASE_URL's (comma-separated).
   std::vector<std::string> trusted_origins;
   std::string trusted_proxies;  // comma-separated addresses and CIDR ranges, validated
+  // OAuth (D18): where GitHub lives, for a GitHub Enterprise Server (GITHUB_URL, GITHUB_API_URL).
+  std::string github_url = "https://github.com";
+  std::string github_api_url = "https://api.github.com";
+  // The environment these settings were read from: the OAuth providers' <NAME>_CLIENT_ID and
+  // <NAME>_CLIENT_SECRET are named by the config, so they are read once it is known. Empty: none.
+  std::function<std::optional<std::string>(const char*)> env;
   int rate_limit_window_seconds = 60;
   bool rate_limit_disabled = false;
   // D19a: days between delete-user and the purge of the account; 0 purges at once.

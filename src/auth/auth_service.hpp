@@ -208,12 +208,12 @@ class AuthService {
   // run got there first).
   Result<bool> PurgeIfDue(db::Connection& connection, std::string_view user_id, std::int64_t now);
 
-  // --- For the plugins beside this class (organizations) ----------------------------------------
-  // A write that drops cached sessions when it ends (WriteTransaction), and an auth event
-  // written inside such a write (RecordEvent).
+  // --- For sign-in modules beside this service (OAuth, organizations) ---------------------------------------
+  // A write transaction that drops cached sessions when it ends, as every auth write does.
   Status Write(const std::function<Status(db::Connection&)>& work) {
     return WriteTransaction(work);
   }
+  // One auth event in the activity log, inside the caller's transaction.
   static Status Record(db::Connection& connection, std::string_view action, const Actor& actor,
                        boost::json::object metadata = {}) {
     return RecordEvent(connection, action, actor, std::move(metadata));

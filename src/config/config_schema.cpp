@@ -285,8 +285,20 @@ constexpr std::string_view kBaseSchema = R"json({
               "providers": {
                 "type": "array", "minItems": 1, "uniqueItems": true,
                 "items": {
-                  "type": "string", "pattern": "^[a-z][a-z0-9-]*$",
-                  "errorMessage": "must be a provider name such as google or github"
+                  "oneOf": [
+                    {
+                      "type": "string", "enum": ["google", "github", "microsoft", "gitlab"],
+                      "errorMessage": "must be google, github, microsoft, gitlab or {name, issuer}"
+                    },
+                    {
+                      "type": "object", "required": ["name", "issuer"],
+                      "additionalProperties": false,
+                      "properties": {
+                        "name": {"type": "string", "pattern": "^[a-z][a-z0-9-]*$", "maxLength": 64},
+                        "issuer": {"type": "string", "pattern": "^https?://", "maxLength": 2048}
+                      }
+                    }
+                  ]
                 }
               }
             }

@@ -59,8 +59,8 @@ tables:
         bucket: files
 auth:
   strategies:
-    - type: oauth
-      providers: [google]
+    - type: magicLink
+analytics: true
 YAML
 check "validate passes a config with keys not served" 0 '^valid: inert' -- \
   "$cairn" validate "$work/inert.yaml"
@@ -75,9 +75,19 @@ check "validate warns about buckets without auth, with their line" 0 \
   "$cairn" validate "$work/no-auth.yaml"
 check "validate is quiet about buckets with auth" 0 '^quiet$' -- \
   bash -c '"$1" validate "$2" 2>&1 | grep -q "buckets:" || echo quiet' _ "$cairn" "$work/inert.yaml"
-check "validate warns about a strategy not served" 0 \
-  'inert.yaml:12: auth\.strategies\[0\]: accepted, not served by this build: the oauth strategy' -- \
+check "validate warns about a key not served" 0 \
+  'inert.yaml:13: analytics: accepted, not served by this build: analytics' -- \
   "$cairn" validate "$work/inert.yaml"
+# D18: an OAuth provider without its credentials stops startup, naming both variables.
+cat >"$work/oauth.yaml" <<'YAML'
+name: oauth
+auth:
+  strategies:
+    - type: oauth
+      providers: [google, { name: my-idp, issuer: "https://idp.example.com" }]
+YAML
+check "serve names a provider's missing credentials" 1 'MY_IDP_CLIENT_ID and MY_IDP_CLIENT_SECRET' -- \
+  env GOOGLE_CLIENT_ID=id GOOGLE_CLIENT_SECRET=secret "$cairn" serve "$work/oauth.yaml" --port 0 --data-dir "$work/d4"
 
 "$cairn" schema >"$work/schema.json" 2>&1
 check "schema is JSON Schema 2020-12" 0 'json-schema.org/draft/2020-12' -- cat "$work/schema.json"

@@ -120,6 +120,11 @@ server_env=(
   AUTH_ADMIN_EMAIL=admin@example.com
   AUTH_ADMIN_PASSWORD=admin-password-1
   RATE_LIMIT_DISABLED=true
+  # oauth.mjs: the github provider, at a loopback address nobody answers (the flow only starts).
+  GITHUB_CLIENT_ID=compat-github-client
+  GITHUB_CLIENT_SECRET=compat-github-secret
+  GITHUB_URL=http://127.0.0.1:9
+  GITHUB_API_URL=http://127.0.0.1:9
 )
 if [[ "$backend" == postgres ]]; then
   command -v psql >/dev/null 2>&1 || die "psql is not installed (the postgresql package)"
@@ -143,6 +148,8 @@ description: The official Better Auth client against cairn
 auth:
   strategies:
     - type: emailAndPassword
+    - type: oauth
+      providers: [github]
     - type: magicLink
     - type: emailOtp
   allowSignUp: true
@@ -210,7 +217,8 @@ echo "better-auth compat: cairn on $url ($backend), better-auth $installed_versi
 (
   cd "$package_dir" &&
     exec env AUTH_ADMIN_EMAIL=admin@example.com AUTH_ADMIN_PASSWORD=admin-password-1 \
-      CAIRN_OUTBOX_DIR="$work/data/outbox" timeout -s KILL "$CLIENT_TIMEOUT" bash -c '
+      CAIRN_OUTBOX_DIR="$work/data/outbox" GITHUB_URL=http://127.0.0.1:9 \
+      timeout -s KILL "$CLIENT_TIMEOUT" bash -c '
         node compat.mjs "$1" || exit
         for script in *.mjs; do
           [[ "$script" == compat.mjs ]] || node "$script" "$1" || exit

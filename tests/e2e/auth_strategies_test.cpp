@@ -15,6 +15,20 @@ std::string ConfigWithStrategies(const std::string& strategies) {
   return std::string(kMinimalConfig) + "auth:\n  strategies:\n" + strategies;
 }
 
+// The oauth strategy starts only with its providers' credentials (D18).
+TestAppOptions WithGoogleCredentials(TestAppOptions options) {
+  auto base = options.tune_settings;
+  options.tune_settings = [base](app::Settings& settings) {
+    if (base) base(settings);
+    settings.env = [](const char* name) -> std::optional<std::string> {
+      const std::string_view wanted(name);
+      if (wanted == "GOOGLE_CLIENT_ID" || wanted == "GOOGLE_CLIENT_SECRET") return "test";
+      return std::nullopt;
+    };
+  };
+  return options;
+}
+
 ::testing::AssertionResult IsRouteNotFound(const HttpResult& result) {
   if (result.status != 404) {
     return ::testing::AssertionFailure() << "status " << result.status << ": " << result.body;
@@ -28,9 +42,9 @@ std::string ConfigWithStrategies(const std::string& strategies) {
 }
 
 TEST(AuthStrategies, WithoutThePasswordStrategyNoPasswordRouteExists) {
-  AuthApp auth(AuthAppOptionsWithConfig(
+  AuthApp auth(WithGoogleCredentials(AuthAppOptionsWithConfig(
       ConfigWithStrategies("    - type: oauth\n      providers: [google]\n    - type: magicLink\n"),
-      kAdminEmail, kAdminPassword));
+      kAdminEmail, kAdminPassword)));
   const std::string sign_up =
       R"({"name":"Mallory","email":"m@example.com","password":"abcdefgh1"})";
   EXPECT_TRUE(IsRouteNotFound(auth.Client().PostJson("/api/auth/sign-up/email", sign_up)));
@@ -66,8 +80,8 @@ TEST(AuthStrategies, WithoutThePasswordStrategyNoPasswordRouteExists) {
 }
 
 TEST(AuthStrategies, ThePasswordStrategyBesideOthersServesItsRoutes) {
-  AuthApp auth(AuthAppOptionsWithConfig(ConfigWithStrategies(
-      "    - type: oauth\n      providers: [google]\n    - type: emailAndPassword\n")));
+  AuthApp auth(WithGoogleCredentials(AuthAppOptionsWithConfig(ConfigWithStrategies(
+      "    - type: oauth\n      providers: [google]\n    - type: emailAndPassword\n"))));
   const Account account = auth.NewAccount("both@example.com");
   EXPECT_FALSE(account.token.empty());
   const auto signed_in = auth.SignIn("both@example.com", "correct horse 1");

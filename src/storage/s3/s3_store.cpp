@@ -326,7 +326,8 @@ S3ObjectStore::S3ObjectStore(S3Settings settings, Endpoint endpoint,
   path_style_ = settings_.force_path_style || IsIpAddressLiteral(endpoint_.host) ||
                 (endpoint_.tls && settings_.bucket.find('.') != std::string::npos);
   const std::string host = path_style_ ? endpoint_.host : settings_.bucket + "." + endpoint_.host;
-  client_ = std::make_unique<HttpClient>(host, endpoint_.port, endpoint_.tls);
+  client_ = std::make_unique<HttpClient>(host, endpoint_.port, endpoint_.tls, "S3",
+                                         "File storage is unavailable");
 }
 
 S3ObjectStore::~S3ObjectStore() = default;

@@ -1,5 +1,5 @@
 // The s3 backend (D41, D48): objects in one bucket of an S3-compatible service, reached through
-// its REST API with SigV4-signed requests (s3/sigv4.hpp) over s3/http_client.hpp.
+// its REST API with SigV4-signed requests (s3/sigv4.hpp) over net/http_client.hpp.
 //
 // - A cairn bucket is a key prefix: the object of (bucket, path) is `<bucket>/<path>` in the one
 //   S3 bucket of the settings (STORAGE_S3_BUCKET).
@@ -27,12 +27,18 @@
 #include <memory>
 #include <string>
 
+#include "net/http_client.hpp"
 #include "storage/object_store.hpp"
-#include "storage/s3/http_client.hpp"
 #include "storage/s3/sigv4.hpp"
 #include "storage/storage_settings.hpp"
 
 namespace cairn::storage::s3 {
+
+// The shared outgoing HTTP client (src/net).
+using net::Endpoint;
+using net::HttpClient;
+using net::HttpRequest;
+using net::HttpResponse;
 
 // Bodies read whole: S3 error answers and one ListObjectsV2 page (1000 keys fit in ~1.5 MB).
 inline constexpr std::size_t kMaxErrorBodyBytes = 64 * 1024;

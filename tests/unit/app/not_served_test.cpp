@@ -57,7 +57,7 @@ auth:
     - type: magicLink
     - type: emailOtp
     - type: oauth
-      providers: [google, my-idp]
+      providers: [google, { name: my-idp, issuer: "https://idp.example.com" }]
   twoFactor: true
   roles:
     - name: editor
@@ -78,10 +78,10 @@ const std::map<std::string, std::string> kEveryInertSetting = {
     {"STORAGE_TRANSFORM_CACHE_MAX_SIZE", "100"},
     {"ECO_IMAGE_FORMAT", "webp"},
     {"SCHEMA_EDIT_API_ENABLED", "true"},
+    // Served settings: no notice.
     {"GOOGLE_CLIENT_ID", "id"},
     {"GOOGLE_CLIENT_SECRET", "secret"},
     {"MY_IDP_CLIENT_ID", "id"},
-    // Served settings: no notice.
     {"PORT", "8080"},
     {"SMTP_HOST", "mail.example.com"},
     {"RATE_LIMIT_DISABLED", "true"},
@@ -109,8 +109,7 @@ TEST(NotServed, EveryInertKeyAndSettingIsNamed) {
   const EnvLookup env = FakeEnv(kEveryInertSetting);
   const auto findings = FindNotServed(outcome.config->document, &env);
   EXPECT_THAT(Subjects(findings, NoticeKind::kNotServed),
-              ElementsAre("auth.strategies[3]", "analytics", "GOOGLE_CLIENT_ID",
-                          "GOOGLE_CLIENT_SECRET", "MY_IDP_CLIENT_ID", "SCHEMA_EDIT_API_ENABLED"));
+              ElementsAre("analytics", "SCHEMA_EDIT_API_ENABLED"));
   EXPECT_THAT(Subjects(findings, NoticeKind::kNoBackendEffect),
               ElementsAre("theme", "languages", "components", "pages"));
 }
@@ -209,8 +208,8 @@ TEST(NotServed, ConfigKeysAreNamedWithFileAndLine) {
   for (const auto& finding : findings) lines.push_back(FormatNotServed(finding, outcome.locations));
   ASSERT_GE(lines.size(), 3u);
   EXPECT_EQ(lines[0],
-            "app.yaml:22: auth.strategies[3]: accepted, not served by this build: the oauth "
-            "strategy: sign-in/social and callback/{provider} do not exist");
+            "app.yaml:29: analytics: accepted, not served by this build: analytics: the collect "
+            "and report routes do not exist");
   EXPECT_EQ(lines.back(),
             "app.yaml:33: pages: kept, drives no backend behaviour: by design (D6); kept for the "
             "planned schema export");
@@ -225,8 +224,7 @@ TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
     starts.push_back(line.text.substr(0, line.text.find(": ", line.text.find(": ") + 2)));
   }
   EXPECT_THAT(starts,
-              ElementsAre("app.yaml:22: auth.strategies[3]", "app.yaml:29: analytics",
-                          "app.yaml:30: theme", "app.yaml:31: languages",
+              ElementsAre("app.yaml:29: analytics", "app.yaml:30: theme", "app.yaml:31: languages",
                           "app.yaml:32: components", "app.yaml:33: pages",
                           "SCHEMA_EDIT_API_ENABLED: accepted, not served by this build"));
 }

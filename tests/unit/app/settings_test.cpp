@@ -175,3 +175,28 @@ TEST(Settings, TransformPresetsMustBeNamedObjects) {
 
 }  // namespace
 }  // namespace cairn::app
+
+namespace cairn::app {
+namespace {
+
+TEST(Settings, GitHubUrlsForAnEnterpriseServerAreChecked) {
+  const auto defaults = LoadSettings({}, FakeEnv({}));
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->github_url, "https://github.com");
+  EXPECT_EQ(defaults->github_api_url, "https://api.github.com");
+  const auto enterprise =
+      LoadSettings({}, FakeEnv({{"GITHUB_URL", "https://ghe.example.com/"},
+                                {"GITHUB_API_URL", "https://ghe.example.com/api/v3"}}));
+  ASSERT_TRUE(enterprise.ok());
+  EXPECT_EQ(enterprise->github_url, "https://ghe.example.com");
+  EXPECT_EQ(enterprise->github_api_url, "https://ghe.example.com/api/v3");
+  // The environment stays reachable for the credentials the config names.
+  EXPECT_EQ(enterprise->env("GITHUB_URL"), "https://ghe.example.com/");
+  // Plain http only on a loopback host.
+  EXPECT_EQ(FailingSettings(LoadSettings({}, FakeEnv({{"GITHUB_URL", "http://ghe.example.com"},
+                                                      {"GITHUB_API_URL", "ftp://x"}}))),
+            (std::vector<std::string>{"GITHUB_URL", "GITHUB_API_URL"}));
+}
+
+}  // namespace
+}  // namespace cairn::app

@@ -17,7 +17,7 @@
 #include <random>
 #include <thread>
 
-#include "storage/s3/http_client.hpp"
+#include "net/http_client.hpp"
 #include "storage/s3/s3_xml.hpp"
 #include "support/s3_server.hpp"
 
@@ -104,7 +104,7 @@ Answer Fetch(const std::string& method, const std::string& url, const std::strin
   const std::size_t path_at = url.find('/', url.find("://") + 3);
   auto endpoint = Endpoint::Parse(url.substr(0, path_at));
   EXPECT_TRUE(endpoint.ok());
-  HttpClient client(endpoint->host, endpoint->port, endpoint->tls);
+  HttpClient client(endpoint->host, endpoint->port, endpoint->tls, "S3", "unavailable");
   HttpRequest request;
   request.method = method;
   request.target = url.substr(path_at);

@@ -1,9 +1,9 @@
-// A small blocking HTTP/1.1 client for the s3 backend, on Boost.Beast (plain TCP, or TLS through
-// OpenSSL with the peer's certificate and host name checked against the system store). It is
-// pull-based: Send answers once the response header is read, and the body is read piece by
-// piece on demand, so a download streams through the caller's buffer. Connections are kept
-// alive and reused (a small idle pool); one that the server closed while idle is replaced and
-// the request sent once more. Every connect and every read or write has a timeout.
+// A small blocking HTTP/1.1 client for outgoing calls (the s3 backend, OAuth providers), on
+// Boost.Beast (plain TCP, or TLS through OpenSSL with the peer's certificate and host name checked
+// against the system store). It is pull-based: Send answers once the response header is read, and
+// the body is read piece by piece on demand, so a download streams through the caller's buffer.
+// Connections are kept alive and reused (a small idle pool); one that the server closed while idle
+// is replaced and the request sent once more. Every connect and every read or write has a timeout.
 //
 // Only http_client.cpp includes Beast; callers see plain types.
 #pragma once
@@ -15,11 +15,15 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/result.hpp"
-#include "storage/s3/sigv4.hpp"
 
-namespace cairn::storage::s3 {
+namespace cairn::net {
+
+// Header or query fields, in order; repeats allowed.
+using NameValues = std::vector<std::pair<std::string, std::string>>;
 
 // Resolving and connecting (with the TLS handshake), and then each read or write of a request.
 inline constexpr std::chrono::seconds kConnectTimeout{10};
@@ -44,12 +48,14 @@ struct Endpoint {
 };
 
 struct HttpRequest {
-  std::string method;  // "GET", "HEAD", "PUT", "DELETE"
+  std::string method;  // "GET", "HEAD", "PUT", "POST", "DELETE"
   std::string target;  // the encoded path and query: "/bucket/key?x=1"
   NameValues headers;  // with Host; Content-Length is added for a body
-  // The body, read from this file (empty: no body).
+  // The body, read from this file (empty: no body)…
   std::filesystem::path body_file;
   std::uint64_t body_size = 0;
+  // …or held in memory (used when there is no body_file).
+  std::string body;
 };
 
 // A response whose header has been read. Destroying it returns its connection to the pool when
@@ -78,7 +84,10 @@ class HttpClient {
  public:
   // `host` is where to connect and whose certificate to check (the endpoint's host, or
   // "<bucket>.<host>" for virtual-hosted buckets); `port` and `tls` come from the endpoint.
-  HttpClient(std::string host, std::uint16_t port, bool tls);
+  // `service` names the other side in error details ("S3"); `unavailable` is the message of
+  // every network error ("File storage is unavailable").
+  HttpClient(std::string host, std::uint16_t port, bool tls, std::string service,
+             std::string unavailable);
   ~HttpClient();
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
@@ -93,4 +102,4 @@ class HttpClient {
   std::shared_ptr<Pool> pool_;
 };
 
-}  // namespace cairn::storage::s3
+}  // namespace cairn::net

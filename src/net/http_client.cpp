@@ -1,4 +1,4 @@
-#include "storage/s3/http_client.hpp"
+#include "net/http_client.hpp"
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace cairn::storage::s3 {
+namespace cairn::net {
 namespace {
 
 namespace asio = boost::asio;
@@ -27,7 +27,6 @@ using tcp = asio::ip::tcp;
 using boost::system::error_code;
 
 constexpr std::size_t kReadChunkBytes = 16 * 1024;
-constexpr std::string_view kUnavailable = "File storage is unavailable";
 
 bool IsIpAddress(const std::string& host) {
   error_code ec;
@@ -152,6 +151,8 @@ bool IsStale(const error_code& ec) {
 struct HttpClient::Pool {
   std::string host;
   std::uint16_t port = 0;
+  std::string service;
+  std::string unavailable;
   std::unique_ptr<ssl::context> tls_context;  // null for plain http
   std::mutex mutex;
   std::vector<std::unique_ptr<Connection>> idle;  // most recently used last
@@ -174,9 +175,8 @@ struct HttpClient::Pool {
   }
 
   Error NetworkError(std::string_view step, const error_code& ec) const {
-    return Error::Unavailable(
-        std::string(kUnavailable),
-        "S3 " + std::string(step) + " " + host + ":" + std::to_string(port) + ": " + ec.message());
+    return Error::Unavailable(unavailable, service + " " + std::string(step) + " " + host + ":" +
+                                               std::to_string(port) + ": " + ec.message());
   }
 };
 
@@ -247,8 +247,9 @@ Result<std::string> HttpResponse::ReadAll(std::size_t limit) {
     if (read == 0) return body;
     if (body.size() + read > limit) {
       impl_->failed = true;
-      return Error::Unavailable(std::string(kUnavailable),
-                                "S3 answer body above " + std::to_string(limit) + " bytes");
+      return Error::Unavailable(
+          impl_->pool->unavailable,
+          impl_->pool->service + " answer body above " + std::to_string(limit) + " bytes");
     }
     body.append(chunk, read);
   }
@@ -263,21 +264,20 @@ Result<Endpoint> Endpoint::Parse(std::string_view url) {
     endpoint.port = 80;
     url.remove_prefix(7);
   } else {
-    return Error::Validation("The S3 endpoint must start with http:// or https://");
+    return Error::Validation("The endpoint must start with http:// or https://");
   }
   if (url.ends_with('/')) url.remove_suffix(1);
   if (url.find_first_of("/?#@") != std::string_view::npos) {
-    return Error::Validation("The S3 endpoint must be a scheme, a host and a port, without a path");
+    return Error::Validation("The endpoint must be a scheme, a host and a port, without a path");
   }
   std::string_view port;
   if (url.starts_with('[')) {
     const std::size_t close = url.find(']');
-    if (close == std::string_view::npos)
-      return Error::Validation("Bad IPv6 host in the S3 endpoint");
+    if (close == std::string_view::npos) return Error::Validation("Bad IPv6 host in the endpoint");
     endpoint.host = std::string(url.substr(1, close - 1));
     const std::string_view rest = url.substr(close + 1);
     if (!rest.empty()) {
-      if (rest.front() != ':') return Error::Validation("Bad port in the S3 endpoint");
+      if (rest.front() != ':') return Error::Validation("Bad port in the endpoint");
       port = rest.substr(1);
     }
   } else {
@@ -285,12 +285,12 @@ Result<Endpoint> Endpoint::Parse(std::string_view url) {
     endpoint.host = std::string(url.substr(0, colon));
     if (colon != std::string_view::npos) port = url.substr(colon + 1);
   }
-  if (endpoint.host.empty()) return Error::Validation("The S3 endpoint has no host");
+  if (endpoint.host.empty()) return Error::Validation("The endpoint has no host");
   if (!port.empty()) {
     unsigned value = 0;
     const auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
     if (ec != std::errc() || end != port.data() + port.size() || value == 0 || value > 65535) {
-      return Error::Validation("Bad port in the S3 endpoint");
+      return Error::Validation("Bad port in the endpoint");
     }
     endpoint.port = static_cast<std::uint16_t>(value);
   }
@@ -307,10 +307,13 @@ std::string Endpoint::Origin() const {
   return (tls ? "https://" : "http://") + Authority();
 }
 
-HttpClient::HttpClient(std::string host, std::uint16_t port, bool tls)
+HttpClient::HttpClient(std::string host, std::uint16_t port, bool tls, std::string service,
+                       std::string unavailable)
     : pool_(std::make_shared<Pool>()) {
   pool_->host = std::move(host);
   pool_->port = port;
+  pool_->service = std::move(service);
+  pool_->unavailable = std::move(unavailable);
   if (tls) {
     pool_->tls_context = std::make_unique<ssl::context>(ssl::context::tls_client);
     pool_->tls_context->set_default_verify_paths();
@@ -344,7 +347,12 @@ Result<std::unique_ptr<HttpResponse>> HttpClient::Send(const HttpRequest& reques
     }
 
     error_code ec;
-    if (request.body_file.empty()) {
+    if (!request.body.empty() && request.body_file.empty()) {
+      http::request<http::string_body> message{verb, request.target, 11, request.body};
+      SetHeaders(message, request);
+      message.prepare_payload();
+      ec = connection->Write(message);
+    } else if (request.body_file.empty()) {
       http::request<http::empty_body> message{verb, request.target, 11};
       SetHeaders(message, request);
       if (verb == http::verb::put || verb == http::verb::post) message.content_length(0);
@@ -355,8 +363,8 @@ Result<std::unique_ptr<HttpResponse>> HttpClient::Send(const HttpRequest& reques
       error_code open_error;
       message.body().open(request.body_file.c_str(), beast::file_mode::scan, open_error);
       if (open_error) {
-        return Error::Internal("S3 upload: cannot open " + request.body_file.string() + ": " +
-                               open_error.message());
+        return Error::Internal(pool_->service + " upload: cannot open " +
+                               request.body_file.string() + ": " + open_error.message());
       }
       message.content_length(request.body_size);
       ec = connection->Write(message);
@@ -376,4 +384,4 @@ Result<std::unique_ptr<HttpResponse>> HttpClient::Send(const HttpRequest& reques
   return pool_->NetworkError("send", asio::error::connection_reset);
 }
 
-}  // namespace cairn::storage::s3
+}  // namespace cairn::net
