@@ -59,9 +59,11 @@ std::function<void(TestAppOptions&)> PurgeSettings(int grace_days,
 class ErasureTest : public ::testing::Test {
  protected:
   void Start(int grace_days, std::optional<int> retention_days = {}) {
-    // Two-factor and email codes on, so their tables hold rows of the person erased.
-    app_ = std::make_unique<RecordsApp>(kTables, "    - type: emailOtp\n  twoFactor: true\n",
-                                        PurgeSettings(grace_days, retention_days));
+    // Two-factor, email codes and organizations on, so their tables hold rows of the person
+    // erased.
+    app_ = std::make_unique<RecordsApp>(
+        kTables, "    - type: emailOtp\n  twoFactor: true\n  organizations: true\n",
+        PurgeSettings(grace_days, retention_days));
   }
 
   RecordsApp& app() { return *app_; }
@@ -213,6 +215,34 @@ TEST_F(ErasureTest, DeleteUserSchedulesAndThePurgeLeavesNothingOfThePerson) {
   ASSERT_EQ(Count(R"(SELECT COUNT(*) FROM "_cairn_auth_email_codes" WHERE "email" = ?)",
                   {std::string_view(email)}),
             1);
+  // An organization of its own (where it invites the other user), and an invitation to the
+  // admin's.
+  const auto own_org = app().Send(member, "POST", "/api/auth/organization/create",
+                                  R"({"name":"Mine","slug":"mine"})");
+  ASSERT_EQ(own_org.status, 200) << own_org.body;
+  const std::string own_org_id(own_org.Json().at("id").as_string());
+  const std::string other_email = EmailOf(other);
+  ASSERT_EQ(app()
+                .Send(member, "POST", "/api/auth/organization/invite-member",
+                      R"({"email":")" + other_email + R"(","role":"member","organizationId":")" +
+                          own_org_id + "\"}")
+                .status,
+            200);
+  const auto admins_org = app().Send(app().admin(), "POST", "/api/auth/organization/create",
+                                     R"({"name":"Admins","slug":"admins"})");
+  ASSERT_EQ(admins_org.status, 200) << admins_org.body;
+  ASSERT_EQ(app()
+                .Send(app().admin(), "POST", "/api/auth/organization/invite-member",
+                      R"({"email":")" + email + R"(","role":"member","organizationId":")" +
+                          std::string(admins_org.Json().at("id").as_string()) + "\"}")
+                .status,
+            200);
+  ASSERT_EQ(Count(R"(SELECT COUNT(*) FROM "_cairn_auth_members" WHERE "user_id" = ?)",
+                  {std::string_view(member.user_id)}),
+            1);
+  ASSERT_EQ(Count(R"(SELECT COUNT(*) FROM "_cairn_auth_invitations" WHERE "email" = ?)",
+                  {std::string_view(email)}),
+            1);
 
   // A fresh session needs no password (Better Auth's freshAge).
   const auto deleted = app().Send(member, "POST", "/api/auth/delete-user", "{}");
@@ -248,9 +278,11 @@ TEST_F(ErasureTest, DeleteUserSchedulesAndThePurgeLeavesNothingOfThePerson) {
 
   // No auth table holds the id or the address any more; the catalog lists every such table.
   const std::vector<std::string> tables = AuthTables();
-  for (const char* expected : {"_cairn_auth_users", "_cairn_auth_sessions", "_cairn_auth_accounts",
-                               "_cairn_auth_verifications", "_cairn_auth_deletions",
-                               "_cairn_auth_two_factor", "_cairn_auth_email_codes"}) {
+  for (const char* expected :
+       {"_cairn_auth_users", "_cairn_auth_sessions", "_cairn_auth_accounts",
+        "_cairn_auth_verifications", "_cairn_auth_deletions", "_cairn_auth_two_factor",
+        "_cairn_auth_email_codes", "_cairn_auth_organizations", "_cairn_auth_members",
+        "_cairn_auth_invitations"}) {
     EXPECT_NE(std::find(tables.begin(), tables.end(), expected), tables.end()) << expected;
   }
   EXPECT_EQ(AuthCellsMentioning({member.user_id, email}), std::vector<std::string>{});
