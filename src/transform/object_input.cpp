@@ -20,6 +20,10 @@ ObjectInput::ObjectInput(storage::ObjectStore& store, std::string_view bucket, s
   const std::lock_guard lock(mutex_);  // publishes the members to libvips' threads
 }
 
+ObjectInput::~ObjectInput() {
+  const std::lock_guard lock(mutex_);  // the members libvips' threads last wrote
+}
+
 std::optional<Error> ObjectInput::failure() const {
   const std::lock_guard lock(mutex_);
   return failure_;

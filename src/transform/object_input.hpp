@@ -23,6 +23,8 @@ class ObjectInput final : public ImageInput {
   ObjectInput(storage::ObjectStore& store, std::string_view bucket, std::string path,
               std::uint64_t size, std::string head, std::unique_ptr<storage::ObjectReader> reader);
 
+  ~ObjectInput() override;
+
   std::int64_t Read(void* buffer, std::int64_t length) override;
   std::int64_t Seek(std::int64_t offset, int whence) override;
 
