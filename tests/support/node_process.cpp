@@ -34,15 +34,20 @@ std::filesystem::path FindNode() {
 
 }  // namespace
 
+bool NodeProcess::NodeInstalled() {
+  return !FindNode().empty();
+}
+
 std::string NodeProcess::Missing(const std::string& package) {
-  if (FindNode().empty()) return "node is not installed (scripts/install-deps installs it)";
+  if (!NodeInstalled()) return "node is not installed (scripts/install-deps installs it)";
   if (!std::filesystem::exists(kNodeDir / "node_modules" / package)) {
     return "tests/node/node_modules has no " + package + ": run scripts/install-deps";
   }
   return {};
 }
 
-NodeProcess::NodeProcess(const std::string& script, const std::vector<std::string>& args) {
+NodeProcess::NodeProcess(const std::string& script, const std::vector<std::string>& args,
+                         const std::vector<std::string>& node_flags) {
   const std::filesystem::path node = FindNode();
   if (node.empty()) throw std::runtime_error("node is not installed");
   int in_pipe[2], out_pipe[2];
@@ -54,7 +59,9 @@ NodeProcess::NodeProcess(const std::string& script, const std::vector<std::strin
   posix_spawn_file_actions_adddup2(&actions, in_pipe[0], STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
   posix_spawn_file_actions_addchdir_np(&actions, kNodeDir.c_str());
-  std::vector<std::string> all = {node.string(), (kNodeDir / script).string()};
+  std::vector<std::string> all = {node.string()};
+  all.insert(all.end(), node_flags.begin(), node_flags.end());
+  all.push_back((kNodeDir / script).string());
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& arg : all) argv.push_back(arg.data());

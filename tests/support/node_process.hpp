@@ -1,4 +1,5 @@
-// A Node.js script from tests/node run for one test (the OpenID provider, the GitHub stand-in):
+// A Node.js script from tests/node run for one test (the S3 server, the OpenID provider, the
+// GitHub stand-in):
 // started with its arguments, talked to by lines on stdin and stdout, and stopped by closing
 // its stdin (the scripts exit on EOF), so it never outlives the test.
 #pragma once
@@ -12,11 +13,15 @@ namespace cairn::test {
 
 class NodeProcess {
  public:
+  // Whether `node` is on the PATH.
+  static bool NodeInstalled();
   // Empty when node and tests/node/node_modules/<package> are there; otherwise why not.
   static std::string Missing(const std::string& package);
 
-  // Runs tests/node/<script> with `args`. Throws std::runtime_error when it cannot start.
-  NodeProcess(const std::string& script, const std::vector<std::string>& args);
+  // Runs tests/node/<script> with `args` (and `node_flags` for node itself). Throws
+  // std::runtime_error when it cannot start.
+  NodeProcess(const std::string& script, const std::vector<std::string>& args,
+              const std::vector<std::string>& node_flags = {});
   ~NodeProcess();
   NodeProcess(const NodeProcess&) = delete;
   NodeProcess& operator=(const NodeProcess&) = delete;

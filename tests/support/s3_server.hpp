@@ -3,11 +3,12 @@
 // temporary data directory and one bucket, over http or, given a key and certificate, https.
 #pragma once
 
-#include <sys/types.h>
-
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
+
+#include "support/node_process.hpp"
 
 namespace cairn::test {
 
@@ -43,8 +44,7 @@ class S3Server {
   bool tls_ = false;
   std::filesystem::path dir_;
   std::filesystem::path data_dir_;
-  pid_t pid_ = -1;
-  int stdin_fd_ = -1;
+  std::unique_ptr<NodeProcess> process_;
   std::uint16_t port_ = 0;
 };
 
