@@ -80,7 +80,19 @@ std::string MakeRequestId(std::string_view incoming) {
 }
 
 Dispatcher::Dispatcher(Router router, MiddlewareChain middleware)
-    : router_(std::move(router)), middleware_(std::move(middleware)) {}
+    : Dispatcher(std::make_shared<const Router>(std::move(router)), std::move(middleware)) {}
+
+Dispatcher::Dispatcher(std::shared_ptr<const Router> router, MiddlewareChain middleware)
+    : router_(std::make_unique<std::atomic<std::shared_ptr<const Router>>>(std::move(router))),
+      middleware_(std::move(middleware)) {}
+
+void Dispatcher::SwapRouter(std::shared_ptr<const Router> router) {
+  router_->store(std::move(router));
+}
+
+std::shared_ptr<const Router> Dispatcher::CurrentRouter() const {
+  return router_->load();
+}
 
 Dispatcher::Routed Dispatcher::Route(const BeastRequest& raw, Request& request) const {
   Routed routed;
@@ -94,7 +106,9 @@ Dispatcher::Routed Dispatcher::Route(const BeastRequest& raw, Request& request) 
     routed.response = Response::FromError(*error);
     return routed;
   }
-  RouteMatch match = router_.Match(request.method, segments);
+  routed.router = router_->load();
+  request.router = routed.router.get();
+  RouteMatch match = routed.router->Match(request.method, segments);
   if (match.route == nullptr) {
     std::string message = match.path_matched ? "Method not allowed: " : "Route not found: ";
     message.append(request.method).append(" ").append(request.path);

@@ -2,6 +2,7 @@
 // Independent of sockets so it can be unit-tested; the server calls it for every request.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,10 +18,18 @@ namespace cairn::http {
 class Dispatcher {
  public:
   Dispatcher(Router router, MiddlewareChain middleware);
+  // `router` may own what its handlers reference (an aliasing shared_ptr into a larger snapshot).
+  Dispatcher(std::shared_ptr<const Router> router, MiddlewareChain middleware);
+
+  // Every request routed after this returns is served by `router`; a request already routed
+  // finishes on the router it was routed by (Routed keeps it alive), so none sees a mix.
+  void SwapRouter(std::shared_ptr<const Router> router);
+  std::shared_ptr<const Router> CurrentRouter() const;
 
   // The first step, on the network thread, once the request's header is in (its body is not
   // read yet): request id, target, route, conflicting credentials. Pure CPU.
   struct Routed {
+    std::shared_ptr<const Router> router;  // holds `route` (and what its handler uses) alive
     const CompiledRoute* route = nullptr;
     std::optional<Response> response;  // set when the request ends here (404, bad target)
   };
@@ -48,14 +57,13 @@ class Dispatcher {
   // Route + Run, for tests and tools that hold a whole request.
   Response Handle(const BeastRequest& raw, Request& request) const;
 
-  const Router& router() const { return router_; }
-
  private:
   std::optional<Response> Before(const CompiledRoute& route, Request& request) const;
   Response FromHandler(Result<Response> result, const Request& request) const;
   Response Internal(const Request& request, std::string_view what) const;
 
-  Router router_;
+  // Heap-held so the dispatcher stays movable; swapped whole, read once per request.
+  std::unique_ptr<std::atomic<std::shared_ptr<const Router>>> router_;
   MiddlewareChain middleware_;
 };
 

@@ -19,8 +19,13 @@ namespace cairn::http {
 using BeastRequest = boost::beast::http::request<boost::beast::http::string_body>;
 using Params = std::vector<std::pair<std::string, std::string>>;
 
+class Router;
+
 struct Request {
   const BeastRequest* raw = nullptr;
+  // The route table this request was routed by (generated documents and internal calls read it;
+  // the dispatcher keeps it alive until the request is answered).
+  const Router* router = nullptr;
   std::string_view method;
   std::string path;                        // percent-decoded
   Params path_params;                      // {name} segments of the route

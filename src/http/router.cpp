@@ -1,5 +1,6 @@
 #include "http/router.hpp"
 
+#include <atomic>
 #include <map>
 
 namespace cairn::http {
@@ -34,7 +35,13 @@ bool IsParam(std::string_view segment) {
 
 }  // namespace
 
-Router::Router() : root_(std::make_unique<Node>()) {}
+namespace {
+std::atomic<std::uint64_t> next_generation{1};
+}  // namespace
+
+Router::Router()
+    : root_(std::make_unique<Node>()),
+      generation_(next_generation.fetch_add(1, std::memory_order_relaxed)) {}
 Router::~Router() = default;
 Router::Router(Router&&) noexcept = default;
 Router& Router::operator=(Router&&) noexcept = default;

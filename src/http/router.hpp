@@ -1,6 +1,7 @@
 // Method + path → route. Literal segments win over parameters; {name...} captures the rest.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -37,11 +38,14 @@ class Router {
   RouteMatch Match(std::string_view method, const std::vector<std::string>& segments) const;
   // Every route in registration order (for the planned OpenAPI generator; unused today).
   std::vector<const Route*> Routes() const;
+  // Unique per router built in this process: a key for what is derived from one route table.
+  std::uint64_t generation() const { return generation_; }
 
  private:
   struct Node;
   std::unique_ptr<Node> root_;
   std::vector<std::unique_ptr<CompiledRoute>> routes_;
+  std::uint64_t generation_;
 };
 
 }  // namespace cairn::http

@@ -478,6 +478,10 @@ Status Server::Listen() {
   return {};
 }
 
+void Server::SwapRouter(std::shared_ptr<const Router> router) {
+  impl_->dispatcher.SwapRouter(std::move(router));
+}
+
 Status Server::Start(Dispatcher dispatcher) {
   impl_->dispatcher = std::move(dispatcher);
   return Start();

@@ -43,6 +43,8 @@ class Server {
   Status Start(Dispatcher dispatcher);
   // The bound port (after Listen or Start).
   std::uint16_t port() const;
+  // The dispatcher's route table swap (a published schema); safe while serving.
+  void SwapRouter(std::shared_ptr<const Router> router);
   // Stops accepting, lets in-flight requests finish (kShutdownGrace at most), closes idle
   // connections, joins every thread. Idempotent.
   void Shutdown();

@@ -227,5 +227,39 @@ TEST(DispatcherTest, RequestIdIsKeptWhenSafeAndReplacedOtherwise) {
   EXPECT_NE(MakeRequestId(""), MakeRequestId(""));
 }
 
+// A published schema swaps the route table: a request routed before the swap finishes on the old
+// table (its handler's state alive), every request routed after it sees the new one.
+TEST(DispatcherTest, SwappedRouterServesLaterRequestsAndKeepsRoutedOnesAlive) {
+  auto version_router = [](std::string version) {
+    auto label = std::make_shared<std::string>(std::move(version));
+    Router router;
+    RouteSpec spec;
+    spec.method = "GET";
+    spec.pattern = "/version";
+    EXPECT_TRUE(router
+                    .Add({spec,
+                          [label](Request&) -> Result<Response> {
+                            return Response::Json(200, boost::json::object{{"v", *label}});
+                          }})
+                    .ok());
+    return std::make_shared<const Router>(std::move(router));
+  };
+  Dispatcher dispatcher(version_router("1"), {});
+  auto first_raw = MakeRequest(boost::beast::http::verb::get, "/version");
+  Request first;
+  Dispatcher::Routed routed = dispatcher.Route(first_raw, first);
+  ASSERT_NE(routed.route, nullptr);
+  const std::uint64_t old_generation = routed.router->generation();
+
+  dispatcher.SwapRouter(version_router("2"));
+  EXPECT_EQ(dispatcher.Run(*routed.route, first).body, R"({"v":"1"})");
+  EXPECT_EQ(first.router, routed.router.get());
+
+  auto second_raw = MakeRequest(boost::beast::http::verb::get, "/version");
+  Request second;
+  EXPECT_EQ(dispatcher.Handle(second_raw, second).body, R"({"v":"2"})");
+  EXPECT_NE(second.router->generation(), old_generation);
+}
+
 }  // namespace
 }  // namespace cairn::http
