@@ -159,8 +159,8 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
     bound.base_url = "http://" + bound.host + ":" + std::to_string(parts->server->port());
   }
 
-  // Middleware order (http/middleware.hpp): rate limit, origin check and session (with auth),
-  // security headers.
+  // Middleware order (http/middleware.hpp): rate limit, origin check, session and the per-user
+  // limit (with auth), security headers.
   http::MiddlewareChain middleware;
   CAIRN_ASSIGN_OR_RETURN(auto rate_limit, MakeRateLimitLayer(bound, *parts->database,
                                                              parts->options.rate_limit_now_ms));
@@ -188,6 +188,7 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
         std::make_shared<api::OriginCheck>(TrustedOrigins(bound), std::move(sign_in_paths)));
     middleware.push_back(
         std::make_shared<api::SessionLayer>(*parts->auth.service, *parts->auth.cookies));
+    middleware.push_back(MakeUserRateLimitLayer(bound, parts->options.rate_limit_now_ms));
   }
   middleware.push_back(std::make_shared<http::SecurityHeaders>());
   CAIRN_ASSIGN_OR_RETURN(http::Router router, BuildRouter(*parts));
@@ -225,6 +226,8 @@ void Application::Shutdown() {
   parts_->server->Shutdown();
   if (parts_->liveness) parts_->liveness->Stop();
   WaitForBackgroundWork();  // queued mail still needs the database
+  // Mail waiting for a retry stays in the queue for the next start.
+  if (parts_->auth.mail_queue) parts_->auth.mail_queue->Stop();
   parts_->database->Close();
 }
 

@@ -20,6 +20,10 @@ inline constexpr int kOneTimeCodePerWindow = 10;
 // Admin routes: this many requests per kAdminWindowMs, whatever RATE_LIMIT_WINDOW_SECONDS says.
 inline constexpr int kAdminPerWindow = 10;
 inline constexpr std::int64_t kAdminWindowMs = 1000;
+// Requests per window of one signed-in user on one node (RATE_LIMIT_USER_MAX; 0 turns it off):
+// 50 per second sustained, far above what a person or a well-behaved client sends.
+inline constexpr int kDefaultUserMaxRequests = 3000;
+inline constexpr int kMaxUserMaxRequests = 1'000'000;
 
 // --- Client address ---
 // X-Forwarded-For hops examined from the right; hops further left are ignored.
