@@ -101,6 +101,34 @@ TEST(AuthUpdateUser, ChangesNameAndImageButNotEmail) {
                           "VALIDATION_ERROR", ""));
 }
 
+// Mass assignment: the admin plugin's fields are refused (Better Auth's FIELD_NOT_ALLOWED), a
+// body with nothing to change too, and `id` is not a field: only the caller's own row changes.
+TEST(AuthUpdateUser, AdminFieldsAreRefusedAndIdIsNotAField) {
+  AuthApp auth;
+  const Account a = auth.NewAccount("climber@example.com");
+  const Account b = auth.NewAccount("bystander@example.com", "correct horse 1", "Bystander");
+  for (const char* body : {R"({"name":"x","role":"admin"})", R"({"banned":true})",
+                           R"({"banReason":"none","name":"x"})", R"({"banExpires":1})"}) {
+    const auto refused = auth.PostAs(a.token, "/api/auth/update-user", body);
+    EXPECT_TRUE(IsAuthError(refused, 400, "VALIDATION_ERROR", "FIELD_NOT_ALLOWED")) << body;
+  }
+  EXPECT_TRUE(
+      IsAuthError(auth.PostAs(a.token, "/api/auth/update-user", R"({"emailVerified":true})"), 400,
+                  "VALIDATION_ERROR", "NO_FIELDS_TO_UPDATE"));
+  EXPECT_EQ(auth.Scalar(R"(SELECT "role" FROM "_cairn_auth_users" WHERE "id" = ?)",
+                        {std::string_view(a.user_id)}),
+            "member");
+  const auto renamed = auth.PostAs(a.token, "/api/auth/update-user",
+                                   R"({"id":")" + b.user_id + R"(","name":"Mine"})");
+  ASSERT_EQ(renamed.status, 200) << renamed.body;
+  EXPECT_EQ(auth.Scalar(R"(SELECT "name" FROM "_cairn_auth_users" WHERE "id" = ?)",
+                        {std::string_view(b.user_id)}),
+            "Bystander");
+  EXPECT_EQ(auth.Scalar(R"(SELECT "name" FROM "_cairn_auth_users" WHERE "id" = ?)",
+                        {std::string_view(a.user_id)}),
+            "Mine");
+}
+
 // --- change-password ----------------------------------------------------------------------------
 
 TEST(AuthChangePassword, WrongCurrentPasswordIsRefused) {
