@@ -136,7 +136,10 @@ std::string ToolSafe(std::string_view text) {
       out.push_back('_');
     }
   }
-  if (out.empty()) out = "_";
+  // `@scope/name` (a package-style app name) gives `scope_name`.
+  while (!out.empty() && out.front() == '_') out.erase(out.begin());
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  if (out.empty()) out = "app";
   return out;
 }
 
@@ -150,7 +153,8 @@ ToolCatalog::ToolCatalog(const http::Router& router, std::string_view app_name,
     if (!pattern.starts_with(kSchemaRoutePrefix) || !route->handler) continue;
     std::string name = app + "_schema";
     bool ends_in_parameter = false;
-    for (std::string_view segment : Segments(pattern.substr(kSchemaRoutePrefix.size()))) {
+    for (std::string_view segment :
+         Segments(std::string_view(pattern).substr(kSchemaRoutePrefix.size()))) {
       ends_in_parameter = IsParameter(segment);
       if (!ends_in_parameter) name.append("_").append(ToolSafe(segment));
     }

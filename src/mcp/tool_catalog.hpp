@@ -58,8 +58,8 @@ class ToolCatalog {
   std::vector<Tool> tools_;
 };
 
-// `text` with every character outside [a-zA-Z0-9_-] replaced by `_` (runs collapsed), for tool
-// names; never empty.
+// `text` with every run of characters outside [a-zA-Z0-9_-] replaced by one `_`, without `_` at
+// either end, for tool names; never empty.
 std::string ToolSafe(std::string_view text);
 
 }  // namespace cairn::mcp
