@@ -86,7 +86,7 @@ boost::json::object ToolResult(const http::Response& response) {
     boost::json::value parsed = boost::json::parse(response.body, ec);
     if (!ec && parsed.is_object()) result["structuredContent"] = std::move(parsed);
   }
-  result["content"] = boost::json::array{{{"type", "text"}, {"text", std::move(text)}}};
+  result["content"] = boost::json::array{{{"type", "text"}, {"text", text}}};
   result["isError"] = streamed || response.status >= 400;
   return result;
 }

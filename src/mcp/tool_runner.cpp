@@ -30,6 +30,28 @@ std::optional<std::string> QueryText(const boost::json::value& value) {
   return json::Serialize(value);
 }
 
+// The value of path parameter `name`: fixed by the tool (a record tool's table), or its argument.
+std::variant<std::string, RpcError> PathValue(const Tool& tool,
+                                              const boost::json::object& arguments,
+                                              const std::string& name) {
+  for (const auto& [fixed, value] : tool.fixed_path) {
+    if (fixed == name) return value;
+  }
+  const auto* given = arguments.if_contains(name);
+  std::string value;
+  if (given != nullptr && given->is_int64()) {
+    value = std::to_string(given->get_int64());
+  } else if (given != nullptr && given->is_string() && !given->get_string().empty()) {
+    value = std::string(given->get_string());
+  } else {
+    return InvalidArgument("Argument `" + name + "` must be a non-empty string");
+  }
+  if (text::ContainsNul(value)) {
+    return InvalidArgument("Argument `" + name + "` must not contain NUL characters");
+  }
+  return value;
+}
+
 // The request the route would get over HTTP: the /mcp request's headers (the same credentials,
 // origin and client) with the tool's method, target and body.
 struct InnerCall {
@@ -59,23 +81,9 @@ std::variant<InnerCall, RpcError> BuildCall(const http::Request& outer, const To
       std::string name(segment.substr(1, segment.size() - 2));
       const bool rest = name.ends_with("...");
       if (rest) name.resize(name.size() - 3);
-      const auto fixed = std::find_if(tool.fixed_path.begin(), tool.fixed_path.end(),
-                                      [&](const auto& entry) { return entry.first == name; });
-      if (fixed != tool.fixed_path.end()) {
-        value = fixed->second;
-      } else {
-        const auto* given = arguments.if_contains(name);
-        if (given != nullptr && given->is_int64()) {
-          value = std::to_string(given->get_int64());
-        } else if (given != nullptr && given->is_string() && !given->get_string().empty()) {
-          value = std::string(given->get_string());
-        } else {
-          return InvalidArgument("Argument `" + name + "` must be a non-empty string");
-        }
-        if (text::ContainsNul(value)) {
-          return InvalidArgument("Argument `" + name + "` must not contain NUL characters");
-        }
-      }
+      auto found = PathValue(tool, arguments, name);
+      if (auto* error = std::get_if<RpcError>(&found)) return std::move(*error);
+      value = std::move(std::get<std::string>(found));
       if (rest) {
         target.push_back('/');
         text::AppendPercentEncoded(value, target, true);
@@ -112,13 +120,20 @@ std::variant<InnerCall, RpcError> BuildCall(const http::Request& outer, const To
   if (tool.has_body && !arguments.contains("body")) {
     return InvalidArgument("Argument `body` is required");
   }
-  call.raw = *outer.raw;  // headers: credentials, origin, client
-  call.raw.method(boost::beast::http::string_to_verb(tool.method));
+  namespace beast_http = boost::beast::http;
+  call.raw.version(outer.raw->version());
+  call.raw.method(beast_http::string_to_verb(tool.method));
   call.raw.target(target);
-  call.raw.erase(boost::beast::http::field::content_length);
-  call.raw.erase(boost::beast::http::field::transfer_encoding);
-  call.raw.body().clear();
-  if (tool.has_body) call.raw.set(boost::beast::http::field::content_type, "application/json");
+  // The headers (credentials, origin, client), not the body or its framing.
+  for (const auto& field : *outer.raw) {
+    if (field.name() == beast_http::field::content_length ||
+        field.name() == beast_http::field::transfer_encoding ||
+        field.name() == beast_http::field::content_type) {
+      continue;
+    }
+    call.raw.insert(field.name_string(), field.value());
+  }
+  if (tool.has_body) call.raw.set(beast_http::field::content_type, "application/json");
   return call;
 }
 

@@ -234,6 +234,17 @@ TEST_F(McpTest, OnlyAdminsMayCall) {
   ExpectEnvelope(Post(app_.NewUser("member").token, ping), 403, "FORBIDDEN");
   ExpectEnvelope(Post(app_.NewUser("viewer").token, ping), 403, "FORBIDDEN");
   EXPECT_EQ(Post(app_.admin().token, ping).status, 200);
+  // The session cookie works too, from the app's own origin (the CSRF origin check).
+  const auto signed_in = app_.app().Client().PostJson(
+      "/api/auth/sign-in/email",
+      R"({"email":"admin@example.com","password":")" + std::string(kTestPassword) + "\"}");
+  const auto set_cookie = signed_in.SetCookie(std::string(api::kSessionCookie));
+  ASSERT_TRUE(set_cookie.has_value()) << signed_in.body;
+  Headers by_cookie = McpHeaders("");
+  by_cookie.emplace_back("Cookie", set_cookie->substr(0, set_cookie->find(';')));
+  ExpectEnvelope(Post("", ping, by_cookie), 403, "FORBIDDEN");  // no Origin
+  by_cookie.emplace_back("Origin", "http://127.0.0.1:" + std::to_string(app_.app().port()));
+  EXPECT_EQ(Post("", ping, by_cookie).status, 200);
   // An admin's impersonation session passes; its tools act as the impersonated user.
   EXPECT_EQ(Post(Impersonate(app_.NewUser("member")).token, ping).status, 200);
 }
