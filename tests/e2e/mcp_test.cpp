@@ -218,6 +218,8 @@ TEST_F(McpTest, TransportRulesAnswerWithTheRightStatus) {
   Headers own = McpHeaders(token);
   own.emplace_back("Origin", "http://127.0.0.1:" + std::to_string(app_.app().port()));
   EXPECT_EQ(Post(token, ping, own).status, 200);
+  // A body past the limit: 413 from Content-Length, before it is read.
+  ExpectEnvelope(Post(token, std::string(10 * 1024 * 1024 + 1, ' ')), 413, "PAYLOAD_TOO_LARGE");
   // No stream, no MCP sessions.
   auto client = app_.app().Client();
   for (const char* method : {"GET", "DELETE"}) {
