@@ -67,8 +67,9 @@ std::vector<http::QueryParam> ReadQuery() {
           Param("timezone", R"({"type":"string"})", "IANA zone of display dates (format=display)")};
 }
 
-// The list parameters ParseListOptions reads (docs/records.md "List queries").
-std::vector<http::QueryParam> ListQuery() {
+// The list parameters ParseListOptions reads (docs/records.md "List queries"); `view` only where
+// the path does not name the view.
+std::vector<http::QueryParam> ListQuery(bool with_view = true) {
   std::vector<http::QueryParam> query{
       Param("limit", R"({"type":"integer","minimum":1,"maximum":1000})", "Rows per page (100)"),
       Param("offset", R"({"type":"integer","minimum":0})", "Rows to skip (not with page)"),
@@ -79,11 +80,12 @@ std::vector<http::QueryParam> ListQuery() {
       Param("filter", R"({"type":"string","contentMediaType":"application/json"})",
             R"(JSON: {"field":value,…} or {"and"|"or":[{field, operator, value}]})"),
       Param("q", R"({"type":"string","maxLength":200})", "Case-insensitive text search"),
-      Param("view", R"({"type":"string"})", "A saved view by id or name"),
       Param("groupBy", R"({"type":"string"})", "A field to group by"),
       Param("aggregate", R"({"type":"string"})", "sum:amount,avg:amount,count,…"),
       Param("includeDeleted", R"({"type":"string","enum":["true","only","false"]})",
             "true adds the trash, only lists just the trash")};
+  if (with_view)
+    query.push_back(Param("view", R"({"type":"string"})", "A saved view by id or name"));
   for (auto& param : ReadQuery()) query.push_back(std::move(param));
   return query;
 }
@@ -129,7 +131,7 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
         Add(router, "GET", "/views/{viewId}", "One saved view", nullptr, &RecordRoutes::View));
     return Add(router, "GET", "/views/{viewId}/records",
                "Records through a saved view (request parameters layered on top)", nullptr,
-               &RecordRoutes::ViewRecords, ListQuery());
+               &RecordRoutes::ViewRecords, ListQuery(false));
   }
 
  private:

@@ -249,6 +249,19 @@ TEST_F(McpTest, OnlyAdminsMayCall) {
   EXPECT_EQ(Post("", ping, by_cookie).status, 200);
   // An admin's impersonation session passes; its tools act as the impersonated user.
   EXPECT_EQ(Post(Impersonate(app_.NewUser("member")).token, ping).status, 200);
+  // ...only while the impersonator is still an admin.
+  const Caller second_admin = app_.NewUser("admin");
+  const auto started =
+      app_.Send(second_admin, "POST", "/api/auth/admin/impersonate-user",
+                json::serialize(json::object{{"userId", app_.NewUser("member").user_id}}));
+  ASSERT_EQ(started.status, 200) << started.body;
+  const std::string acting(started.Json().at("session").at("token").as_string());
+  EXPECT_EQ(Post(acting, ping).status, 200);
+  const auto demoted = app_.Send(
+      app_.admin(), "POST", "/api/auth/admin/set-role",
+      json::serialize(json::object{{"userId", second_admin.user_id}, {"role", "member"}}));
+  ASSERT_EQ(demoted.status, 200) << demoted.body;
+  ExpectEnvelope(Post(acting, ping), 403, "FORBIDDEN");
 }
 
 TEST(McpWithoutAuth, IsNotServed) {
