@@ -140,8 +140,13 @@ http::Response Server::HandlePost(const http::Request& request) {
     accepted.content_type.clear();
     return accepted;
   }
+  return Rpc(Answer(message, request, std::move(document.numbers)));
+}
+
+std::string Server::Answer(Message& message, const http::Request& request,
+                           json::NumberTexts numbers) {
   const auto fail = [&](int code, std::string text) {
-    return Rpc(ErrorMessage(message.id, {code, std::move(text)}));
+    return ErrorMessage(message.id, {code, std::move(text)});
   };
   if (message.method == "initialize") {
     const auto* requested = message.params.if_contains("protocolVersion");
@@ -156,48 +161,57 @@ http::Response Server::HandlePost(const http::Request& request) {
         {"instructions",
          "Tools mirror this cairn app's REST routes and run with your session's permissions. "
          "Each answers with the route's JSON."}};
-    return Rpc(ResultMessage(message.id, std::move(result)));
+    return ResultMessage(message.id, std::move(result));
   }
-  if (message.method == "ping") return Rpc(ResultMessage(message.id, boost::json::object{}));
-  if (message.method == "tools/list") {
-    const auto catalog = Catalog(*request.router);
-    std::size_t offset = 0;
-    if (const auto* cursor = message.params.if_contains("cursor")) {
-      auto parsed_cursor = ParseCursor(*cursor);
-      if (!parsed_cursor || *parsed_cursor > catalog->tools().size()) {
-        return fail(kInvalidParams, "Invalid cursor");
-      }
-      offset = *parsed_cursor;
-    }
-    const std::size_t end = std::min(catalog->tools().size(), offset + kToolsPerPage);
-    boost::json::array tools;
-    for (std::size_t i = offset; i < end; ++i) tools.push_back(ToolJson(catalog->tools()[i]));
-    boost::json::object result{{"tools", std::move(tools)}};
-    if (end < catalog->tools().size()) result["nextCursor"] = std::to_string(end);
-    return Rpc(ResultMessage(message.id, std::move(result)));
-  }
-  if (message.method == "tools/call") {
-    const auto* name = message.params.if_contains("name");
-    if (name == nullptr || !name->is_string()) {
-      return fail(kInvalidParams, "tools/call needs params.name");
-    }
-    const auto catalog = Catalog(*request.router);
-    const Tool* tool = catalog->Find(name->get_string());
-    if (tool == nullptr) {
-      return fail(kInvalidParams, "Unknown tool: " + std::string(name->get_string()));
-    }
-    boost::json::object arguments;
-    if (auto* given = message.params.if_contains("arguments")) {
-      if (!given->is_object() && !given->is_null()) {
-        return fail(kInvalidParams, "params.arguments must be an object");
-      }
-      if (given->is_object()) arguments = std::move(given->get_object());
-    }
-    auto outcome = RunTool(request, *tool, std::move(arguments), std::move(document.numbers));
-    if (auto* error = std::get_if<RpcError>(&outcome)) return fail(error->code, error->message);
-    return Rpc(ResultMessage(message.id, ToolResult(std::get<http::Response>(outcome))));
-  }
+  if (message.method == "ping") return ResultMessage(message.id, boost::json::object{});
+  if (message.method == "tools/list") return ListTools(message, *request.router);
+  if (message.method == "tools/call") return CallTool(message, request, std::move(numbers));
   return fail(kMethodNotFound, "Method not found: " + message.method);
+}
+
+std::string Server::ListTools(const Message& message, const http::Router& router) {
+  const auto catalog = Catalog(router);
+  const std::vector<Tool>& all = catalog->tools();
+  std::size_t offset = 0;
+  if (const auto* cursor = message.params.if_contains("cursor")) {
+    auto parsed = ParseCursor(*cursor);
+    if (!parsed || *parsed > all.size()) {
+      return ErrorMessage(message.id, {kInvalidParams, "Invalid cursor"});
+    }
+    offset = *parsed;
+  }
+  const std::size_t end = std::min(all.size(), offset + kToolsPerPage);
+  boost::json::array tools;
+  for (std::size_t i = offset; i < end; ++i) tools.push_back(ToolJson(all[i]));
+  boost::json::object result{{"tools", std::move(tools)}};
+  if (end < all.size()) result["nextCursor"] = std::to_string(end);
+  return ResultMessage(message.id, std::move(result));
+}
+
+std::string Server::CallTool(Message& message, const http::Request& request,
+                             json::NumberTexts numbers) {
+  const auto fail = [&](std::string text) {
+    return ErrorMessage(message.id, {kInvalidParams, std::move(text)});
+  };
+  const auto* name = message.params.if_contains("name");
+  if (name == nullptr || !name->is_string()) return fail("tools/call needs params.name");
+  const auto catalog = Catalog(*request.router);
+  const Tool* tool = catalog->Find(name->get_string());
+  if (tool == nullptr) {
+    const std::string_view given = name->get_string();
+    return fail(given.size() <= kMaxToolNameLength ? "Unknown tool: " + std::string(given)
+                                                   : std::string("Unknown tool"));
+  }
+  boost::json::object arguments;
+  if (auto* given = message.params.if_contains("arguments")) {
+    if (!given->is_object() && !given->is_null()) return fail("params.arguments must be an object");
+    if (given->is_object()) arguments = std::move(given->get_object());
+  }
+  auto outcome = RunTool(request, *tool, std::move(arguments), std::move(numbers));
+  if (auto* error = std::get_if<RpcError>(&outcome)) {
+    return ErrorMessage(message.id, *error);
+  }
+  return ResultMessage(message.id, ToolResult(std::get<http::Response>(outcome)));
 }
 
 }  // namespace cairn::mcp

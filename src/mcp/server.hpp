@@ -12,8 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "common/json_input.hpp"
 #include "http/request.hpp"
 #include "http/response.hpp"
+#include "mcp/json_rpc.hpp"
 #include "mcp/tool_catalog.hpp"
 
 namespace cairn::mcp {
@@ -38,6 +40,10 @@ class Server {
   http::Response HandlePost(const http::Request& request);
 
  private:
+  // The JSON-RPC response to a request; `numbers` holds the written text of its numbers.
+  std::string Answer(Message& message, const http::Request& request, json::NumberTexts numbers);
+  std::string ListTools(const Message& message, const http::Router& router);
+  std::string CallTool(Message& message, const http::Request& request, json::NumberTexts numbers);
   std::shared_ptr<const ToolCatalog> Catalog(const http::Router& router);
 
   ServerOptions options_;
