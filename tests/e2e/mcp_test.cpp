@@ -522,5 +522,38 @@ TEST_F(McpTest, RecordToolsHonorTheImpersonatedMembersPermissions) {
   EXPECT_EQ(stored.Json().at("fields").at("salary"), 100);
 }
 
+// /mcp is an admin endpoint for the rate limit (10 per second): each request counts once, the
+// route a tool runs is not counted again (the probe sits under /api/admin, the same group).
+TEST(McpRateLimit, EachRequestCountsOnceInTheAdminGroup) {
+  RecordsApp app(kTables, "", [](TestAppOptions& options) {
+    options.extra_routes = [](http::Router& router, db::Database&) {
+      return AddProbeRoutes(router);
+    };
+    options.rate_limit_now_ms = [] { return std::int64_t{1'800'000'000'000}; };  // one instant
+    auto base = options.tune_settings;
+    options.tune_settings = [base](app::Settings& settings) {
+      base(settings);
+      settings.rate_limit_disabled = false;
+    };
+  });
+  HttpClient client = app.app().Client();
+  const Headers headers{{"Accept", "application/json, text/event-stream"},
+                        {"Content-Type", "application/json"},
+                        {"Authorization", "Bearer " + app.admin().token}};
+  const std::string call = json::serialize(
+      json::object{{"jsonrpc", "2.0"},
+                   {"id", 1},
+                   {"method", "tools/call"},
+                   {"params",
+                    {{"name", "records-app_schema_probe_echo"},
+                     {"arguments", {{"probeId", "p"}, {"body", {{"value", "v"}}}}}}}});
+  for (int i = 0; i < 10; ++i) {
+    const auto result = client.Request("POST", "/mcp", call, headers);
+    ASSERT_EQ(result.status, 200) << i << ": " << result.body;
+    EXPECT_EQ(result.Json().at("result").at("isError"), false) << result.body;
+  }
+  ExpectEnvelope(client.Request("POST", "/mcp", call, headers), 429, "RATE_LIMITED");
+}
+
 }  // namespace
 }  // namespace cairn::test
