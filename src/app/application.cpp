@@ -10,6 +10,7 @@
 #include "api/auth_routes.hpp"
 #include "api/comments_api.hpp"
 #include "api/health_api.hpp"
+#include "api/mcp_api.hpp"
 #include "api/origin_check.hpp"
 #include "api/records_api.hpp"
 #include "api/storage_api.hpp"
@@ -92,6 +93,9 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
     CAIRN_TRY(api::AddCommentRoutes(router, config, *parts.database, parts.access));
     // Admin only, so only with sessions (D50).
     CAIRN_TRY(api::AddActivityRoutes(router, *parts.database));
+    // Admin only, so only with sessions (D55).
+    CAIRN_TRY(api::AddMcpRoutes(router, config, *parts.auth.service,
+                                TrustedOrigins(parts.options.settings)));
     CAIRN_TRY(api::AddStorageRoutes(router, *parts.storage.service, *parts.database,
                                     std::move(storage_now), parts.storage.transforms.get()));
   }

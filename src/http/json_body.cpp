@@ -44,7 +44,11 @@ std::optional<Error> ParseJsonBody(const BeastRequest& raw, const CompiledRoute&
   }
   auto parsed = json::ParseInput(body, kMaxJsonDepth, "JSON body");
   if (!parsed.ok()) return parsed.error();
-  json::InputDocument document = std::move(parsed).value();
+  return AcceptJsonBody(route, std::move(parsed).value(), request);
+}
+
+std::optional<Error> AcceptJsonBody(const CompiledRoute& route, json::InputDocument document,
+                                    Request& request) {
   if (route.body_schema) {
     std::vector<json::SchemaIssue> issues;
     if (!route.body_schema->Validate(document.value, issues)) {

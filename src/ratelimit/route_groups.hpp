@@ -22,7 +22,8 @@ struct RouteLimit {
 //   /api/auth/sign-in/email-otp, /api/auth/sign-in/magic-link,
 //   /api/auth/email-otp[/…], /api/auth/magic-link[/…],
 //   /api/auth/forget-password/email-otp                   one-time-code   10 per window
-//   /api/auth/admin[/…], /api/admin[/…]                   admin           10 per second
+//   /api/auth/admin[/…], /api/admin[/…], /api/activity[/…],
+//   /mcp                                                  admin           10 per second
 //   any other /api/auth[/…]                               auth           100 per window
 // `window_seconds` (RATE_LIMIT_WINDOW_SECONDS) is the window of every group but admin, whose
 // window is always kAdminWindowMs.

@@ -38,6 +38,8 @@ TEST(RouteGroupsTest, Groups) {
   EXPECT_EQ(GroupOf("/api/activity"), "admin");
   EXPECT_EQ(GroupOf("/api/activity/12"), "admin");
   EXPECT_EQ(GroupOf("/api/activityx"), "-");
+  EXPECT_EQ(GroupOf("/mcp"), "admin");
+  EXPECT_EQ(GroupOf("/mcpx"), "-");
   EXPECT_EQ(GroupOf("/api/auth/get-session"), "auth");
   EXPECT_EQ(GroupOf("/api/auth/sign-out"), "auth");
   EXPECT_EQ(GroupOf("/api/auth"), "auth");
