@@ -104,7 +104,12 @@ bool Contains(std::string_view text, std::string_view part) {
 }
 
 std::string DeviceType(std::string_view user_agent, std::string_view device, std::string_view os) {
-  if (user_agent.empty() || device == "Spider") return "bot";
+  // Every browser's user agent starts with `Mozilla/` (old Opera: `Opera/`); HTTP libraries and
+  // tools (curl, python-requests, Go-http-client), which uap-core leaves as `Other`, do not.
+  if (device == "Spider" ||
+      !(user_agent.starts_with("Mozilla/") || user_agent.starts_with("Opera/"))) {
+    return "bot";
+  }
   if (device == "iPad" || device == "Kindle" || Contains(device, "Tablet") ||
       (os == "Android" && !Contains(user_agent, "Mobile"))) {
     return "tablet";

@@ -3,8 +3,9 @@
 // Classifications are cached (bounded LRU): a site's visitors send few distinct user agents.
 //
 // Device type (docs/analytics.md writes the same rule down), first match wins:
-//   bot      uap's device family is `Spider` (crawlers, monitors, HTTP libraries), or the user
-//            agent is empty
+//   bot      uap's device family is `Spider` (crawlers, monitors), or the user agent does not
+//            start with `Mozilla/` or `Opera/` as every browser's does (empty, curl, HTTP
+//            libraries)
 //   tablet   device family iPad, Kindle or one with `Tablet`; or Android without `Mobile` in the
 //            user agent (Android tablets leave it out)
 //   mobile   operating system iOS, Android, Windows Phone, BlackBerry OS, KaiOS, Symbian OS,
