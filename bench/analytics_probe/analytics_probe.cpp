@@ -58,33 +58,35 @@ void Fill(db::Database& database, std::int64_t count, std::int64_t end) {
   const std::int64_t span = 90 * analytics::kDayMillis;
   const std::int64_t batch = 500;
   for (std::int64_t done = 0; done < count;) {
-    Check(database.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-      for (int statement = 0; statement < 100 && done < count; ++statement) {
-        std::string sql =
-            R"(INSERT INTO "_cairn_analytics_events" ("created_at", "visitor", "path", )"
-            R"("referrer_domain", "utm_source", "browser", "os", "device_type") VALUES )";
-        std::vector<db::Value> params;
-        const std::int64_t rows = std::min(batch, count - done);
-        for (std::int64_t i = 0; i < rows; ++i, ++done) {
-          if (i > 0) sql += ", ";
-          sql += "(?, ?, ?, ?, ?, ?, ?, ?)";
-          const std::int64_t at = end - span + (done * span) / count;
-          params.emplace_back(at);
-          params.emplace_back("v" + std::to_string((done * 7919) % 50'000) + "-" +
-                              std::to_string(at / analytics::kDayMillis));
-          params.emplace_back(std::string(kPaths[done % 6]));
-          params.emplace_back(done % 3 == 0 ? db::Value(std::string("google.com"))
-                                            : db::Value(db::Null{}));
-          params.emplace_back(done % 10 == 0 ? db::Value(std::string("newsletter"))
-                                             : db::Value(db::Null{}));
-          params.emplace_back(std::string(done % 2 ? "Chrome" : "Firefox"));
-          params.emplace_back(std::string(done % 2 ? "Windows" : "Linux"));
-          params.emplace_back(std::string("desktop"));
-        }
-        CAIRN_TRY(connection.Execute(sql, params));
-      }
-      return {};
-    }),
+    Check(database.Transaction(
+              db::Access::kWrite,
+              [&](db::Connection& connection) -> Status {
+                for (int statement = 0; statement < 100 && done < count; ++statement) {
+                  std::string sql =
+                      R"(INSERT INTO "_cairn_analytics_events" ("created_at", "visitor", "path", )"
+                      R"("referrer_domain", "utm_source", "browser", "os", "device_type") VALUES )";
+                  std::vector<db::Value> params;
+                  const std::int64_t rows = std::min(batch, count - done);
+                  for (std::int64_t i = 0; i < rows; ++i, ++done) {
+                    if (i > 0) sql += ", ";
+                    sql += "(?, ?, ?, ?, ?, ?, ?, ?)";
+                    const std::int64_t at = end - span + (done * span) / count;
+                    params.emplace_back(at);
+                    params.emplace_back("v" + std::to_string((done * 7919) % 50'000) + "-" +
+                                        std::to_string(at / analytics::kDayMillis));
+                    params.emplace_back(std::string(kPaths[done % 6]));
+                    params.emplace_back(done % 3 == 0 ? db::Value(std::string("google.com"))
+                                                      : db::Value(db::Null{}));
+                    params.emplace_back(done % 10 == 0 ? db::Value(std::string("newsletter"))
+                                                       : db::Value(db::Null{}));
+                    params.emplace_back(std::string(done % 2 ? "Chrome" : "Firefox"));
+                    params.emplace_back(std::string(done % 2 ? "Windows" : "Linux"));
+                    params.emplace_back(std::string("desktop"));
+                  }
+                  CAIRN_TRY(connection.Execute(sql, params));
+                }
+                return {};
+              }),
           "fill");
   }
 }
@@ -129,8 +131,8 @@ int main(int argc, char** argv) {
         analytics::PageView view;
         for (std::int64_t i = t; i < collect; i += threads) {
           view.path = kPaths[i % 6];
-          const std::string address = "10.0." + std::to_string((i / 250) % 250) + "." +
-                                      std::to_string(i % 250);
+          const std::string address =
+              "10.0." + std::to_string((i / 250) % 250) + "." + std::to_string(i % 250);
           analytics::Visit visit{kAgents[i % 5], address, false};
           Check(service.Collect(view, visit).ok() ? Status() : Error::Internal("collect"),
                 "collect");
@@ -145,8 +147,8 @@ int main(int argc, char** argv) {
   }
   Check((*database)->Transaction(db::Access::kWrite,
                                  [](db::Connection& c) -> Status {
-                                   CAIRN_TRY(c.Execute(R"(DELETE FROM "_cairn_analytics_events")",
-                                                       {}));
+                                   CAIRN_TRY(
+                                       c.Execute(R"(DELETE FROM "_cairn_analytics_events")", {}));
                                    return {};
                                  }),
         "clear");

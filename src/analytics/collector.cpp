@@ -103,13 +103,14 @@ Result<CollectOutcome> AnalyticsService::Collect(const PageView& view, const Vis
   const std::int64_t day = event.created_at / kDayMillis;
   CAIRN_ASSIGN_OR_RETURN(const std::string secret, SecretOf(day));
   std::string material = std::to_string(day);
-  for (std::string_view part : {visit.client_address, user_agent, std::string_view(app_name_),
-                                std::string_view(secret)}) {
+  for (std::string_view part :
+       {visit.client_address, user_agent, std::string_view(app_name_), std::string_view(secret)}) {
     material += '\n';  // no part holds a line break (headers cannot)
     material += part;
   }
   event.visitor = crypto::Sha256Hex(material);
-  if (view.referrer && !view.referrer->empty()) event.referrer_domain = ReferrerDomain(*view.referrer);
+  if (view.referrer && !view.referrer->empty())
+    event.referrer_domain = ReferrerDomain(*view.referrer);
   event.view = view;
   event.agent = std::move(agent);
 

@@ -18,8 +18,8 @@ Result<bool> TakeJobLock(db::Connection& connection) {
   const auto sql = connection.dialect().TryJobLockSql();
   if (!sql) return true;
   bool held = false;
-  CAIRN_TRY(connection.Execute(*sql, {kJobName},
-                               [&](const db::Row& row) { held = row.GetBool(0); }));
+  CAIRN_TRY(
+      connection.Execute(*sql, {kJobName}, [&](const db::Row& row) { held = row.GetBool(0); }));
   return held;
 }
 
@@ -82,11 +82,11 @@ Result<MaintenanceReport> AnalyticsService::RunMaintenance(std::int64_t now) {
       if (next == 0) {
         // First run: start at the oldest event (or today, when there is none).
         next = due_until;
-        CAIRN_TRY(connection.Execute(
-            R"(SELECT MIN("created_at") FROM "_cairn_analytics_events")", {},
-            [&](const db::Row& row) {
-              if (!row.IsNull(0)) next = std::min(next, row.GetInt64(0) / kDayMillis);
-            }));
+        CAIRN_TRY(connection.Execute(R"(SELECT MIN("created_at") FROM "_cairn_analytics_events")",
+                                     {}, [&](const db::Row& row) {
+                                       if (!row.IsNull(0))
+                                         next = std::min(next, row.GetInt64(0) / kDayMillis);
+                                     }));
       }
       // Days past the retention horizon are not worth rolling up: their events are going.
       next = std::max(next, cutoff / kDayMillis);

@@ -15,9 +15,9 @@
 namespace cairn::analytics {
 
 struct DimensionSql {
-  std::string_view name;                 // the rollup's `dimension`
-  std::vector<std::string_view> keys;    // 1 or 3 key expressions over the events table
-  std::string_view filter;               // ` AND …` or empty
+  std::string_view name;               // the rollup's `dimension`
+  std::vector<std::string_view> keys;  // 1 or 3 key expressions over the events table
+  std::string_view filter;             // ` AND …` or empty
 };
 
 const DimensionSql& SqlOf(Dimension dimension);

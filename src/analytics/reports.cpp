@@ -46,21 +46,19 @@ void Add(Counts& into, const Counts& more) {
 
 // Page views, visitors and sessions per bucket of `bucket_ms` over raw events in [start, end).
 Status RawSeries(db::Connection& connection, std::int64_t start, std::int64_t end,
-                 std::int64_t bucket_ms, std::int64_t gap_ms,
-                 std::map<std::int64_t, Counts>& out) {
-  CAIRN_TRY(connection.Execute(SessionSeriesSql(), {bucket_ms, gap_ms, start - gap_ms, end, start},
-                               [&](const db::Row& row) {
-                                 Add(out[row.GetInt64(0) * bucket_ms],
-                                     {row.GetInt64(1), row.GetInt64(2), row.GetInt64(3)});
-                               }));
+                 std::int64_t bucket_ms, std::int64_t gap_ms, std::map<std::int64_t, Counts>& out) {
+  CAIRN_TRY(connection.Execute(
+      SessionSeriesSql(), {bucket_ms, gap_ms, start - gap_ms, end, start}, [&](const db::Row& row) {
+        Add(out[row.GetInt64(0) * bucket_ms], {row.GetInt64(1), row.GetInt64(2), row.GetInt64(3)});
+      }));
   return {};
 }
 
 Error TooManyBuckets() {
-  return Error::Validation("Invalid query parameter",
-                           {{"granularity", "gives more than " +
-                                                std::to_string(kMaxTimeSeriesBuckets) +
-                                                " periods for this range; choose a coarser one"}});
+  return Error::Validation(
+      "Invalid query parameter",
+      {{"granularity", "gives more than " + std::to_string(kMaxTimeSeriesBuckets) +
+                           " periods for this range; choose a coarser one"}});
 }
 
 }  // namespace
@@ -120,10 +118,11 @@ Result<std::vector<BreakdownRow>> AnalyticsService::GetBreakdown(Dimension dimen
     keys += sql.keys[i];
   }
   const std::string select_keys = sql.keys.size() == 3 ? keys : keys + ", '', ''";
-  const std::string raw_sql = "SELECT " + select_keys +
-                              R"(, COUNT(*), COUNT(DISTINCT "visitor") FROM "_cairn_analytics_events" )"
-                              R"(WHERE "created_at" >= ? AND "created_at" < ?)" +
-                              std::string(sql.filter) + " GROUP BY " + keys;
+  const std::string raw_sql =
+      "SELECT " + select_keys +
+      R"(, COUNT(*), COUNT(DISTINCT "visitor") FROM "_cairn_analytics_events" )"
+      R"(WHERE "created_at" >= ? AND "created_at" < ?)" +
+      std::string(sql.filter) + " GROUP BY " + keys;
   std::map<BreakdownKey, Counts> merged;
   const auto add_row = [&](const db::Row& row) {
     Add(merged[{std::string(row.GetText(0)), std::string(row.GetText(1)),
@@ -168,31 +167,30 @@ Result<std::vector<StoredEvent>> AnalyticsService::NewestEvents(int limit) {
   };
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
     CAIRN_TRY(connection.Execute(
-            R"(SELECT "id", "created_at", "path", "title", "referrer", "referrer_domain", )"
-            R"("screen_width", "screen_height", "utm_source", "utm_medium", "utm_campaign", )"
-            R"("utm_content", "utm_term", "browser", "os", "device_type" )"
-            R"(FROM "_cairn_analytics_events" ORDER BY "created_at" DESC, "id" DESC LIMIT ?)",
-            {static_cast<std::int64_t>(limit)},
-            [&](const db::Row& row) {
-              StoredEvent e;
-              e.id = row.GetInt64(0);
-              e.created_at = row.GetInt64(1);
-              e.path = std::string(row.GetText(2));
-              e.title = text(row, 3);
-              e.referrer = text(row, 4);
-              e.referrer_domain = text(row, 5);
-              e.screen_width = number(row, 6);
-              e.screen_height = number(row, 7);
-              e.utm_source = text(row, 8);
-              e.utm_medium = text(row, 9);
-              e.utm_campaign = text(row, 10);
-              e.utm_content = text(row, 11);
-              e.utm_term = text(row, 12);
-              e.browser = std::string(row.GetText(13));
-              e.os = std::string(row.GetText(14));
-              e.device_type = std::string(row.GetText(15));
-              events.push_back(std::move(e));
-            }));
+        R"(SELECT "id", "created_at", "path", "title", "referrer", "referrer_domain", )"
+        R"("screen_width", "screen_height", "utm_source", "utm_medium", "utm_campaign", )"
+        R"("utm_content", "utm_term", "browser", "os", "device_type" )"
+        R"(FROM "_cairn_analytics_events" ORDER BY "created_at" DESC, "id" DESC LIMIT ?)",
+        {static_cast<std::int64_t>(limit)}, [&](const db::Row& row) {
+          StoredEvent e;
+          e.id = row.GetInt64(0);
+          e.created_at = row.GetInt64(1);
+          e.path = std::string(row.GetText(2));
+          e.title = text(row, 3);
+          e.referrer = text(row, 4);
+          e.referrer_domain = text(row, 5);
+          e.screen_width = number(row, 6);
+          e.screen_height = number(row, 7);
+          e.utm_source = text(row, 8);
+          e.utm_medium = text(row, 9);
+          e.utm_campaign = text(row, 10);
+          e.utm_content = text(row, 11);
+          e.utm_term = text(row, 12);
+          e.browser = std::string(row.GetText(13));
+          e.os = std::string(row.GetText(14));
+          e.device_type = std::string(row.GetText(15));
+          events.push_back(std::move(e));
+        }));
     return {};
   }));
   return events;

@@ -154,10 +154,9 @@ Result<Response> Devices(AnalyticsService& service, Request& request) {
   CAIRN_TRY(RequireAdmin(request));
   CAIRN_ASSIGN_OR_RETURN(const ReportRange range, ParseRange(request));
   std::string out = "{";
-  const std::pair<std::string_view, Dimension> parts[] = {
-      {"deviceTypes", Dimension::kDeviceType},
-      {"browsers", Dimension::kBrowser},
-      {"operatingSystems", Dimension::kOs}};
+  const std::pair<std::string_view, Dimension> parts[] = {{"deviceTypes", Dimension::kDeviceType},
+                                                          {"browsers", Dimension::kBrowser},
+                                                          {"operatingSystems", Dimension::kOs}};
   for (const auto& [name, dimension] : parts) {
     CAIRN_ASSIGN_OR_RETURN(auto rows, service.GetBreakdown(dimension, range));
     // Counted in unique visitors (a visitor has one user agent a day); ties by name.
@@ -174,10 +173,9 @@ Result<Response> Devices(AnalyticsService& service, Request& request) {
       out += R"({"name":)";
       json::AppendString(out, std::get<0>(rows[i].key));
       out += R"(,"count":)" + std::to_string(rows[i].counts.visitors) + R"(,"percentage":)";
-      // One decimal place.
-      const double percentage =
-          all == 0 ? 0.0
-                   : static_cast<double>((rows[i].counts.visitors * 1000 + all / 2) / all) / 10.0;
+      // Tenths of a percent, rounded half up in integers, so 2/3 is exactly 66.7.
+      const std::int64_t tenths = all == 0 ? 0 : (rows[i].counts.visitors * 1000 + all / 2) / all;
+      const double percentage = static_cast<double>(tenths) / 10.0;
       json::AppendDouble(out, percentage);
       out += '}';
     }
@@ -207,9 +205,9 @@ Result<Response> Events(AnalyticsService& service, Request& request) {
     auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), limit);
     if (text->empty() || ec != std::errc() || end != text->data() + text->size() || limit < 1 ||
         limit > analytics::kMaxEventsLimit) {
-      return Error::Validation(
-          "Invalid query parameter",
-          {{"limit", "must be an integer from 1 to " + std::to_string(analytics::kMaxEventsLimit)}});
+      return Error::Validation("Invalid query parameter",
+                               {{"limit", "must be an integer from 1 to " +
+                                              std::to_string(analytics::kMaxEventsLimit)}});
     }
   }
   CAIRN_ASSIGN_OR_RETURN(const auto events, service.NewestEvents(limit));
@@ -294,17 +292,16 @@ boost::json::value CollectSchema() {
       {"type", "object"},
       {"required", boost::json::array{"p"}},
       {"additionalProperties", false},
-      {"properties",
-       boost::json::object{{"p", path},
-                           {"t", text(analytics::kMaxTitleLength)},
-                           {"r", text(analytics::kMaxReferrerLength)},
-                           {"sw", screen},
-                           {"sh", screen},
-                           {"us", text(analytics::kMaxUtmLength)},
-                           {"um", text(analytics::kMaxUtmLength)},
-                           {"uc", text(analytics::kMaxUtmLength)},
-                           {"ux", text(analytics::kMaxUtmLength)},
-                           {"ut", text(analytics::kMaxUtmLength)}}}};
+      {"properties", boost::json::object{{"p", path},
+                                         {"t", text(analytics::kMaxTitleLength)},
+                                         {"r", text(analytics::kMaxReferrerLength)},
+                                         {"sw", screen},
+                                         {"sh", screen},
+                                         {"us", text(analytics::kMaxUtmLength)},
+                                         {"um", text(analytics::kMaxUtmLength)},
+                                         {"uc", text(analytics::kMaxUtmLength)},
+                                         {"ux", text(analytics::kMaxUtmLength)},
+                                         {"ut", text(analytics::kMaxUtmLength)}}}};
 }
 
 http::RouteSpec CollectSpec() {
@@ -331,8 +328,7 @@ http::RouteSpec ScriptSpec() {
   return spec;
 }
 
-http::RouteSpec ReportSpec(std::string_view name, std::string summary, bool sessions,
-                           bool ranged) {
+http::RouteSpec ReportSpec(std::string_view name, std::string summary, bool sessions, bool ranged) {
   http::RouteSpec spec;
   spec.method = "GET";
   spec.pattern = "/api/analytics/" + std::string(name);
@@ -370,24 +366,22 @@ Status AddAnalyticsRoutes(http::Router& router, AnalyticsService& service, bool 
                           response.SetHeader("Cache-Control", "public, max-age=3600");
                           return response;
                         }}));
-  CAIRN_TRY(router.Add({ReportSpec("overview", "Page views, visitors and sessions over time",
-                                   sessions, true),
-                        [&service](Request& request) { return Overview(service, request); }}));
-  CAIRN_TRY(router.Add({ReportSpec("pages", "Top pages", sessions, true),
-                        [&service](Request& request) {
-                          return TopList(service, request, Dimension::kPage);
-                        }}));
-  CAIRN_TRY(router.Add({ReportSpec("referrers", "Top referring domains", sessions, true),
-                        [&service](Request& request) {
-                          return TopList(service, request, Dimension::kReferrer);
-                        }}));
-  CAIRN_TRY(router.Add({ReportSpec("campaigns", "UTM campaigns", sessions, true),
-                        [&service](Request& request) {
-                          return TopList(service, request, Dimension::kCampaign);
-                        }}));
-  CAIRN_TRY(router.Add({ReportSpec("devices", "Device types, browsers and operating systems",
-                                   sessions, true),
-                        [&service](Request& request) { return Devices(service, request); }}));
+  CAIRN_TRY(router.Add(
+      {ReportSpec("overview", "Page views, visitors and sessions over time", sessions, true),
+       [&service](Request& request) { return Overview(service, request); }}));
+  CAIRN_TRY(
+      router.Add({ReportSpec("pages", "Top pages", sessions, true), [&service](Request& request) {
+                    return TopList(service, request, Dimension::kPage);
+                  }}));
+  CAIRN_TRY(router.Add(
+      {ReportSpec("referrers", "Top referring domains", sessions, true),
+       [&service](Request& request) { return TopList(service, request, Dimension::kReferrer); }}));
+  CAIRN_TRY(router.Add(
+      {ReportSpec("campaigns", "UTM campaigns", sessions, true),
+       [&service](Request& request) { return TopList(service, request, Dimension::kCampaign); }}));
+  CAIRN_TRY(router.Add(
+      {ReportSpec("devices", "Device types, browsers and operating systems", sessions, true),
+       [&service](Request& request) { return Devices(service, request); }}));
   return router.Add({ReportSpec("events", "The newest raw page views", sessions, false),
                      [&service](Request& request) { return Events(service, request); }});
 }

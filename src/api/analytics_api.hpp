@@ -12,6 +12,7 @@
 namespace cairn::api {
 
 // `sessions`: the config has auth (without it nobody can be an admin, so reports answer 401).
-Status AddAnalyticsRoutes(http::Router& router, analytics::AnalyticsService& service, bool sessions);
+Status AddAnalyticsRoutes(http::Router& router, analytics::AnalyticsService& service,
+                          bool sessions);
 
 }  // namespace cairn::api

@@ -45,7 +45,7 @@ struct Application::Parts {
   std::unique_ptr<jobs::PurgeJob> purge;  // with auth: erasure and retention (D19a)
   std::unique_ptr<jobs::Scheduler> purge_schedule;
   std::unique_ptr<analytics::AnalyticsService> analytics;  // with a truthy `analytics` (D54)
-  std::unique_ptr<jobs::Scheduler> analytics_schedule;      // its rollups and retention
+  std::unique_ptr<jobs::Scheduler> analytics_schedule;     // its rollups and retention
   std::unique_ptr<http::Server> server;
   bool shut_down = false;
 };
@@ -199,9 +199,8 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   }
   middleware.push_back(std::make_shared<http::SecurityHeaders>());
   if (parts->options.config.analytics) {
-    CAIRN_ASSIGN_OR_RETURN(parts->analytics,
-                           SetUpAnalytics(*parts->database, parts->options.config,
-                                          parts->options.analytics_now_ms));
+    CAIRN_ASSIGN_OR_RETURN(parts->analytics, SetUpAnalytics(*parts->database, parts->options.config,
+                                                            parts->options.analytics_now_ms));
   }
   CAIRN_ASSIGN_OR_RETURN(http::Router router, BuildRouter(*parts));
   CAIRN_TRY(parts->server->Start(http::Dispatcher(std::move(router), std::move(middleware))));

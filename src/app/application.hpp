@@ -6,13 +6,13 @@
 #include <functional>
 #include <memory>
 
+#include "analytics/analytics_service.hpp"
 #include "app/settings.hpp"
 #include "common/result.hpp"
 #include "config/model.hpp"
 #include "db/database.hpp"
 #include "http/router.hpp"
 #include "http/server.hpp"
-#include "analytics/analytics_service.hpp"
 #include "jobs/purge_job.hpp"
 
 namespace cairn::records {

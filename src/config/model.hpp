@@ -177,10 +177,10 @@ struct AuthConfig {
 // `analytics` (D54, docs/analytics.md): `true` is every default; an object is on unless it says
 // `enabled: false`.
 struct AnalyticsConfig {
-  int retention_days = 365;                // 1–730: older events are deleted
+  int retention_days = 365;                 // 1–730: older events are deleted
   std::vector<std::string> excluded_paths;  // globs (`*` any run of characters): never recorded
-  bool respect_do_not_track = false;       // `DNT: 1` → nothing recorded
-  int session_timeout_minutes = 30;        // 1–120: a gap this long starts a new session
+  bool respect_do_not_track = false;        // `DNT: 1` → nothing recorded
+  int session_timeout_minutes = 30;         // 1–120: a gap this long starts a new session
 };
 
 struct AppConfig {

@@ -165,7 +165,8 @@ void ExpectReports(AnalyticsTest& test, const std::function<json::value(const st
     {"path":"/pricing","pageViews":2,"uniqueVisitors":2}],"total":3})"));
 
   json::value referrers = get(std::string("/api/analytics/referrers?") + kRange);
-  EXPECT_EQ(referrers, json::parse(R"({"referrers":[{"domain":null,"pageViews":6,"uniqueVisitors":5},
+  EXPECT_EQ(referrers,
+            json::parse(R"({"referrers":[{"domain":null,"pageViews":6,"uniqueVisitors":5},
     {"domain":"google.com","pageViews":2,"uniqueVisitors":2},
     {"domain":"news.ycombinator.com","pageViews":1,"uniqueVisitors":1}],"total":3})"));
 
@@ -230,12 +231,12 @@ TEST_F(AnalyticsTest, HoursAndPartialDaysReadRawEvents) {
       "/api/analytics/overview?from=2026-03-03T00:00:00%2B01:00&to=2026-03-03T02:00:00%2B01:00");
   EXPECT_EQ(zoned.at("summary"), json::value(Counts(2, 2, 2)));
   // `from` and `to` are inclusive to the millisecond.
-  const json::value edge = ReportOk(
-      "/api/analytics/pages?from=2026-03-02T10:10:00.000Z&to=2026-03-02T10:10:00.000Z");
+  const json::value edge =
+      ReportOk("/api/analytics/pages?from=2026-03-02T10:10:00.000Z&to=2026-03-02T10:10:00.000Z");
   EXPECT_EQ(edge, json::parse(R"({"pages":[{"path":"/pricing","pageViews":1,"uniqueVisitors":1}],
     "total":1})"));
-  const json::value before = ReportOk(
-      "/api/analytics/pages?from=2026-03-02T10:10:00.001Z&to=2026-03-02T10:19:59.999Z");
+  const json::value before =
+      ReportOk("/api/analytics/pages?from=2026-03-02T10:10:00.001Z&to=2026-03-02T10:19:59.999Z");
   EXPECT_EQ(before, json::parse(R"({"pages":[],"total":0})"));
 }
 
@@ -290,9 +291,9 @@ TEST_F(AnalyticsTest, VisitorIdsRotateDaily) {
   EXPECT_EQ(EventCount(), 3);
   EXPECT_EQ(auth_->Count(R"(SELECT COUNT(DISTINCT "visitor") FROM "_cairn_analytics_events")"), 2);
   // Only the current day's secret and the one before it are kept.
-  EXPECT_LE(auth_->Count(
-                R"(SELECT COUNT(*) FROM "_cairn_analytics_state" WHERE "name" LIKE 'secret:%')"),
-            2);
+  EXPECT_LE(
+      auth_->Count(R"(SELECT COUNT(*) FROM "_cairn_analytics_state" WHERE "name" LIKE 'secret:%')"),
+      2);
 }
 
 TEST_F(AnalyticsTest, DoNotTrackExcludedPathsAndBotsStoreNothing) {
@@ -390,9 +391,9 @@ TEST_F(AnalyticsTest, BadCollectBodiesAre400sNamingTheField) {
   EXPECT_EQ(field_of(Collect(at, R"({"p":"/","sw":-1})", kChromeWindows)), "sw");
   EXPECT_EQ(field_of(Collect(at, R"({"p":"/","sh":"big"})", kChromeWindows)), "sh");
   EXPECT_EQ(field_of(Collect(at, R"({"p":"/","r":"not a url"})", kChromeWindows)), "r");
-  EXPECT_EQ(field_of(Collect(at, R"({"p":"/","us":")" + std::string(201, 'x') + "\"}",
-                             kChromeWindows)),
-            "us");
+  EXPECT_EQ(
+      field_of(Collect(at, R"({"p":"/","us":")" + std::string(201, 'x') + "\"}", kChromeWindows)),
+      "us");
   EXPECT_EQ(Collect(at, R"({"p":"/","extra":1})", kChromeWindows).status, 400);
   EXPECT_EQ(Collect(at, R"([1,2])", kChromeWindows).status, 400);
   EXPECT_EQ(Collect(at, R"({"p":)", kChromeWindows).status, 400);
@@ -431,8 +432,8 @@ TEST(AnalyticsRateLimit, CollectIsLimitedPerAddress) {
   int accepted = 0;
   HttpResult last;
   for (int i = 0; i < 601; ++i) {
-    last = client.PostJson("/api/analytics/collect", R"({"p":"/"})",
-                           {{"User-Agent", kChromeWindows}});
+    last =
+        client.PostJson("/api/analytics/collect", R"({"p":"/"})", {{"User-Agent", kChromeWindows}});
     if (last.status == 204) ++accepted;
   }
   EXPECT_EQ(accepted, 600);
@@ -453,10 +454,10 @@ TEST(AnalyticsWithoutAuth, CollectWorksAndReportsNeedASession) {
   options.config_yaml = std::string(kMinimalConfig) + "analytics: true\n";
   TestApp app(std::move(options));
   HttpClient client = app.Client();
-  EXPECT_EQ(client.PostJson("/api/analytics/collect", R"({"p":"/"})",
-                            {{"User-Agent", kChromeWindows}})
-                .status,
-            204);
+  EXPECT_EQ(
+      client.PostJson("/api/analytics/collect", R"({"p":"/"})", {{"User-Agent", kChromeWindows}})
+          .status,
+      204);
   EXPECT_EQ(client.Get("/api/analytics/overview?from=2026-03-02&to=2026-03-09").status, 401);
   EXPECT_EQ(client.Get("/api/analytics/events").status, 401);
   // Retention runs without auth too.

@@ -51,11 +51,9 @@ TEST(AnalyticsRules, PeriodsAreUtcAndWeeksStartOnMonday) {
             At("2026-02-01T00:00:00Z"));
   EXPECT_EQ(NextPeriod(At("2026-12-01T00:00:00Z"), Granularity::kMonth),
             At("2027-01-01T00:00:00Z"));
-  EXPECT_EQ(NextPeriod(At("2026-03-02T00:00:00Z"), Granularity::kWeek),
-            At("2026-03-09T00:00:00Z"));
+  EXPECT_EQ(NextPeriod(At("2026-03-02T00:00:00Z"), Granularity::kWeek), At("2026-03-09T00:00:00Z"));
   // Before 1970 too (floor, not truncation).
-  EXPECT_EQ(PeriodStart(At("1969-12-31T12:00:00Z"), Granularity::kDay),
-            At("1969-12-31T00:00:00Z"));
+  EXPECT_EQ(PeriodStart(At("1969-12-31T12:00:00Z"), Granularity::kDay), At("1969-12-31T00:00:00Z"));
 }
 
 TEST(AnalyticsRules, UserAgentsByUapCore) {
@@ -84,9 +82,10 @@ TEST(AnalyticsRules, UserAgentsByUapCore) {
   EXPECT_EQ(mac.browser, "Safari");
   EXPECT_EQ(mac.os, "Mac OS X");
   EXPECT_EQ(mac.device_type, "desktop");
-  for (const char* bot : {"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
-                          "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)",
-                          "curl/8.4.0", "python-requests/2.31.0", ""}) {
+  for (const char* bot :
+       {"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+        "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)", "curl/8.4.0",
+        "python-requests/2.31.0", ""}) {
     EXPECT_TRUE(agents.Classify(bot).is_bot()) << bot;
   }
   // A cached answer is the same answer.

@@ -223,10 +223,9 @@ TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
   for (const NotServedLine& line : NotServedReport(outcome, &env)) {
     starts.push_back(line.text.substr(0, line.text.find(": ", line.text.find(": ") + 2)));
   }
-  EXPECT_THAT(starts,
-              ElementsAre("app.yaml:30: theme", "app.yaml:31: languages",
-                          "app.yaml:32: components", "app.yaml:33: pages",
-                          "SCHEMA_EDIT_API_ENABLED: accepted, not served by this build"));
+  EXPECT_THAT(starts, ElementsAre("app.yaml:30: theme", "app.yaml:31: languages",
+                                  "app.yaml:32: components", "app.yaml:33: pages",
+                                  "SCHEMA_EDIT_API_ENABLED: accepted, not served by this build"));
 }
 
 }  // namespace
