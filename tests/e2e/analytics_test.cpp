@@ -419,6 +419,27 @@ TEST_F(AnalyticsTest, RetentionDeletesEventsOlderThanRetentionDays) {
             0);
 }
 
+TEST_F(AnalyticsTest, AGracefulShutdownWritesEveryAcknowledgedPageView) {
+  // Collect answers from the write queue; Shutdown must write what waits there.
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_EQ(Collect(At("2026-03-02T10:00:00Z") + i, R"({"p":"/"})", kChromeWindows).status, 204);
+  }
+  auth_->app().app().Shutdown();
+  TestAppOptions options;
+  options.config_yaml = kMinimalConfig;
+  options.share_database_with = &auth_->app();
+  TestApp reopened(std::move(options));
+  std::int64_t count = -1;
+  const Status read = reopened.app().database().Transaction(
+      db::Access::kRead, [&](db::Connection& connection) -> Status {
+        CAIRN_TRY(connection.Execute(R"(SELECT COUNT(*) FROM "_cairn_analytics_events")", {},
+                                     [&](const db::Row& row) { count = row.GetInt64(0); }));
+        return {};
+      });
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(count, 50);
+}
+
 TEST(AnalyticsRateLimit, CollectIsLimitedPerAddress) {
   TestAppOptions options =
       AuthAppOptionsWithConfig(ConfigYaml("analytics: true\n"), kAdminEmail, kAdminPassword);
