@@ -6,7 +6,9 @@
 
 #include "access/access_index.hpp"
 #include "activity/activity_schema.hpp"
+#include "analytics/analytics_schema.hpp"
 #include "api/activity_api.hpp"
+#include "api/analytics_api.hpp"
 #include "api/auth_routes.hpp"
 #include "api/comments_api.hpp"
 #include "api/health_api.hpp"
@@ -16,6 +18,7 @@
 #include "api/storage_api.hpp"
 #include "api/tables_api.hpp"
 #include "api/two_factor_api.hpp"
+#include "app/analytics_setup.hpp"
 #include "app/attachment_storage.hpp"
 #include "app/auth_setup.hpp"
 #include "app/purge_setup.hpp"
@@ -42,6 +45,8 @@ struct Application::Parts {
   std::unique_ptr<records::RecordService> records;
   std::unique_ptr<jobs::PurgeJob> purge;  // with auth: erasure and retention (D19a)
   std::unique_ptr<jobs::Scheduler> purge_schedule;
+  std::unique_ptr<analytics::AnalyticsService> analytics;  // with a truthy `analytics` (D54)
+  std::unique_ptr<jobs::Scheduler> analytics_schedule;     // its rollups and retention
   std::unique_ptr<http::Server> server;
   bool shut_down = false;
 };
@@ -98,6 +103,9 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
                                 TrustedOrigins(parts.options.settings)));
     CAIRN_TRY(api::AddStorageRoutes(router, *parts.storage.service, *parts.database,
                                     std::move(storage_now), parts.storage.transforms.get()));
+  }
+  if (parts.analytics) {
+    CAIRN_TRY(api::AddAnalyticsRoutes(router, *parts.analytics, parts.auth.service != nullptr));
   }
   if (parts.options.extra_routes) {
     CAIRN_TRY(parts.options.extra_routes(router, *parts.database));
@@ -195,6 +203,10 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
     middleware.push_back(MakeUserRateLimitLayer(bound, parts->options.rate_limit_now_ms));
   }
   middleware.push_back(std::make_shared<http::SecurityHeaders>());
+  if (parts->options.config.analytics) {
+    CAIRN_ASSIGN_OR_RETURN(parts->analytics, SetUpAnalytics(*parts->database, parts->options.config,
+                                                            parts->options.analytics_now_ms));
+  }
   CAIRN_ASSIGN_OR_RETURN(http::Router router, BuildRouter(*parts));
   CAIRN_TRY(parts->server->Start(http::Dispatcher(std::move(router), std::move(middleware))));
   if (parts->auth.service) {
@@ -203,6 +215,8 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
                                                     bound.eco_retention_purge_days);
     parts->purge_schedule = StartPurgeSchedule(*parts->purge);
   }
+  // Retention runs whenever analytics is on, with or without auth.
+  if (parts->analytics) parts->analytics_schedule = StartAnalyticsSchedule(*parts->analytics);
   return std::make_unique<Application>(std::move(parts));
 }
 
@@ -223,11 +237,19 @@ Result<jobs::PurgeReport> Application::RunPurgeJob(std::int64_t now_ms) {
   return parts_->purge->Run(now_ms);
 }
 
+Result<analytics::MaintenanceReport> Application::RunAnalyticsJob(std::int64_t now_ms) {
+  if (!parts_->analytics) return Error::NotFound("analytics is off");
+  return parts_->analytics->RunMaintenance(now_ms);
+}
+
 void Application::Shutdown() {
   if (!parts_ || parts_->shut_down) return;
   parts_->shut_down = true;
   if (parts_->purge_schedule) parts_->purge_schedule->Stop();  // a run in progress finishes
+  if (parts_->analytics_schedule) parts_->analytics_schedule->Stop();
   parts_->server->Shutdown();
+  // Every acknowledged page view is written before the database closes.
+  if (parts_->analytics) parts_->analytics->Shutdown();
   if (parts_->liveness) parts_->liveness->Stop();
   WaitForBackgroundWork();  // queued mail still needs the database
   // Mail waiting for a retry stays in the queue for the next start.

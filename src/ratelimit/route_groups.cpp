@@ -23,6 +23,9 @@ std::optional<RouteLimit> ClassifyRoute(std::string_view path, int window_second
       UnderSegment(path, "/mcp")) {
     return RouteLimit{"admin", Limit{kAdminPerWindow, kAdminWindowMs}};
   }
+  if (path == "/api/analytics/collect") {
+    return per_window("analytics-collect", kAnalyticsCollectPerWindow);
+  }
   if (!UnderSegment(path, "/api/auth")) return std::nullopt;
   const std::string_view rest = path.substr(std::string_view("/api/auth").size());
   if (UnderSegment(rest, "/admin")) {

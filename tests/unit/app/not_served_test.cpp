@@ -109,7 +109,7 @@ TEST(NotServed, EveryInertKeyAndSettingIsNamed) {
   const EnvLookup env = FakeEnv(kEveryInertSetting);
   const auto findings = FindNotServed(outcome.config->document, &env);
   EXPECT_THAT(Subjects(findings, NoticeKind::kNotServed),
-              ElementsAre("analytics", "SCHEMA_EDIT_API_ENABLED"));
+              ElementsAre("SCHEMA_EDIT_API_ENABLED"));  // analytics is served (D54)
   EXPECT_THAT(Subjects(findings, NoticeKind::kNoBackendEffect),
               ElementsAre("theme", "languages", "components", "pages"));
 }
@@ -208,8 +208,8 @@ TEST(NotServed, ConfigKeysAreNamedWithFileAndLine) {
   for (const auto& finding : findings) lines.push_back(FormatNotServed(finding, outcome.locations));
   ASSERT_GE(lines.size(), 3u);
   EXPECT_EQ(lines[0],
-            "app.yaml:29: analytics: accepted, not served by this build: analytics: the collect "
-            "and report routes do not exist");
+            "app.yaml:30: theme: kept, drives no backend behaviour: by design (D6); kept for the "
+            "planned schema export");
   EXPECT_EQ(lines.back(),
             "app.yaml:33: pages: kept, drives no backend behaviour: by design (D6); kept for the "
             "planned schema export");
@@ -223,10 +223,9 @@ TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
   for (const NotServedLine& line : NotServedReport(outcome, &env)) {
     starts.push_back(line.text.substr(0, line.text.find(": ", line.text.find(": ") + 2)));
   }
-  EXPECT_THAT(starts,
-              ElementsAre("app.yaml:29: analytics", "app.yaml:30: theme", "app.yaml:31: languages",
-                          "app.yaml:32: components", "app.yaml:33: pages",
-                          "SCHEMA_EDIT_API_ENABLED: accepted, not served by this build"));
+  EXPECT_THAT(starts, ElementsAre("app.yaml:30: theme", "app.yaml:31: languages",
+                                  "app.yaml:32: components", "app.yaml:33: pages",
+                                  "SCHEMA_EDIT_API_ENABLED: accepted, not served by this build"));
 }
 
 }  // namespace

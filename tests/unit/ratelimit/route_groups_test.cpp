@@ -51,6 +51,8 @@ TEST(RouteGroupsTest, Groups) {
   EXPECT_EQ(GroupOf("/api/health"), "-");
   EXPECT_EQ(GroupOf("/api/tables/x/records"), "-");
   EXPECT_EQ(GroupOf("/"), "-");
+  EXPECT_EQ(GroupOf("/api/analytics/collect"), "analytics-collect");
+  EXPECT_EQ(GroupOf("/api/analytics/overview"), "-");  // admins only, behind the session
 }
 
 TEST(RouteGroupsTest, LimitsAndWindows) {
