@@ -125,7 +125,7 @@ struct Server::Impl {
   bool started = false;
   bool shut_down = false;
   int lingering_refusals = 0;  // control thread only
-  int failed_accepts = 0;       // control thread only: accepts failed in a row
+  int failed_accepts = 0;      // control thread only: accepts failed in a row
 
   std::mutex sessions_mutex;
   std::condition_variable sessions_done;

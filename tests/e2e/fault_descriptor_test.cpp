@@ -121,14 +121,16 @@ TEST(FaultDescriptors, ExhaustedDescriptorsNeitherStopServingNorSpin) {
   const auto cpu_ms = static_cast<double>((ProcessCpuTime(server.pid()) - cpu_before).count());
   EXPECT_LT(cpu_ms, wall_ms * kMaxCpuShare) << "the server spins while it cannot accept";
   EXPECT_EQ(CountAnswered(clients), first_answered);
-  // The retries are not logged one by one: one line for the whole time it could not accept.
+  // The retries (20 a second) are not logged one by one: one line per run of failures (a
+  // descriptor the server frees for a moment lets one accept through and ends a run).
   const std::string log = server.Log();
   int failure_lines = 0;
   for (auto at = log.find("accept failed"); at != std::string::npos;
        at = log.find("accept failed", at + 1)) {
     ++failure_lines;
   }
-  EXPECT_EQ(failure_lines, 1) << log;
+  EXPECT_GE(failure_lines, 1) << log;
+  EXPECT_LE(failure_lines, 4) << log;
 
   // Free descriptors: close the answered clients, again as newly accepted ones are answered
   // (each holds a descriptor while it is open), until every waiting client has its answer.

@@ -94,9 +94,9 @@ TEST(FaultDisk, FullDiskAnswers507KeepsReadsAndRecovers) {
   EXPECT_EQ(refused.Json().at("message"),
             "The database is out of storage space; nothing was written");
   // Other writes are refused the same way, an update too.
-  const auto update = client.Request("PATCH", std::string(kRecords) + "/" + *acknowledged.begin(),
-                                     R"({"fields":{"notes":")" + std::string(8000, 'y') + "\"}}",
-                                     server.Admin());
+  const auto update =
+      client.Request("PATCH", std::string(kRecords) + "/" + *acknowledged.begin(),
+                     R"({"fields":{"notes":")" + std::string(8000, 'y') + "\"}}", server.Admin());
   EXPECT_EQ(update.status, 507) << update.body;
   // Reads keep working.
   const auto list = client.Get(std::string(kRecords) + "?limit=100", server.Admin());
@@ -115,7 +115,7 @@ TEST(FaultDisk, FullDiskAnswers507KeepsReadsAndRecovers) {
   } while (created.status == 507 && attempts < 10);
   ASSERT_EQ(created.status, 201) << created.body;
   acknowledged.insert(std::string(created.Json().at("id").as_string()));
-  PrintFigure("full disk (sqlite): " + std::to_string(accepted_while_full) +
+  PrintFigure("full disk: " + std::to_string(accepted_while_full) +
               " writes fit after the disk filled, then 507; reads 200; recovered on write " +
               std::to_string(attempts) + " after space returned");
 

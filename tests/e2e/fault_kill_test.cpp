@@ -35,9 +35,9 @@ struct Expected {
 // The write a client had sent when the server died: its effect may or may not be stored.
 struct InFlight {
   enum Kind { kNone, kCreate, kBatchCreate, kUpdate, kDelete, kBatchDelete } kind = kNone;
-  std::string name;               // kCreate: the name; kBatchCreate: the name prefix
-  std::vector<std::string> ids;   // kUpdate, kDelete, kBatchDelete
-  std::int64_t version = 0;       // kUpdate
+  std::string name;              // kCreate: the name; kBatchCreate: the name prefix
+  std::vector<std::string> ids;  // kUpdate, kDelete, kBatchDelete
+  std::int64_t version = 0;      // kUpdate
 };
 
 // One client's records (by id) and the write it was making. Clients never touch each other's
@@ -68,15 +68,15 @@ void Write(std::uint16_t port, const Headers& admin, int client_id, ClientModel&
       for (const auto& [id, record] : model.records) {
         if (!record.deleted) alive.push_back(id);
       }
-      const std::string prefix = "c" + std::to_string(client_id) + "-" +
-                                 std::to_string(model.next_name++);
+      const std::string prefix =
+          "c" + std::to_string(client_id) + "-" + std::to_string(model.next_name++);
       const int choice = alive.size() < 3 ? 0 : static_cast<int>(random() % 5);
       InFlight& flight = model.in_flight;
       flight = {};
       if (choice == 0) {
         flight = {InFlight::kCreate, prefix, {}, 0};
-        const auto result = client.Request("POST", kRecords,
-                                           R"({"fields":)" + Fields(prefix, 0) + "}", admin);
+        const auto result =
+            client.Request("POST", kRecords, R"({"fields":)" + Fields(prefix, 0) + "}", admin);
         if (result.status != 201) return Unexpected(model, result);
         model.records[std::string(result.Json().at("id").as_string())] = {};
       } else if (choice == 1) {
@@ -86,8 +86,8 @@ void Write(std::uint16_t port, const Headers& admin, int client_id, ClientModel&
           if (i > 0) body += ',';
           body += R"({"fields":)" + Fields(prefix + "/" + std::to_string(i), 0) + "}";
         }
-        const auto result = client.Request("POST", std::string(kRecords) + "/batch",
-                                           body + "]}", admin);
+        const auto result =
+            client.Request("POST", std::string(kRecords) + "/batch", body + "]}", admin);
         if (result.status != 201) return Unexpected(model, result);
         const auto json = result.Json();
         for (const auto& record : json.at("records").as_array()) {
@@ -110,10 +110,9 @@ void Write(std::uint16_t port, const Headers& admin, int client_id, ClientModel&
         model.records[id].deleted = true;
       } else {
         flight = {InFlight::kBatchDelete, {}, {alive[0], alive[1]}, 0};
-        const auto result = client.Request("DELETE", std::string(kRecords) + "/batch",
-                                           R"({"ids":[")" + alive[0] + R"(",")" + alive[1] +
-                                               "\"]}",
-                                           admin);
+        const auto result =
+            client.Request("DELETE", std::string(kRecords) + "/batch",
+                           R"({"ids":[")" + alive[0] + R"(",")" + alive[1] + "\"]}", admin);
         if (result.status != 200) return Unexpected(model, result);
         for (const auto& id : flight.ids) model.records[id].deleted = true;
       }
@@ -214,8 +213,8 @@ TEST(FaultKill, SigkillDuringMixedWritesLosesNoAcknowledgedWrite) {
     auto reader = (*database)->Reopen();
     ASSERT_TRUE(reader.ok()) << reader.error().message;
     std::map<std::string, Stored> stored;
-    const db::Rows rows = QueryAll(
-        **reader, R"(SELECT "id", "name", "version", "deleted_at" FROM "items")");
+    const db::Rows rows =
+        QueryAll(**reader, R"(SELECT "id", "name", "version", "deleted_at" FROM "items")");
     for (const auto& row : rows.rows) {
       stored[*row.at(0)] = {*row.at(1), row.at(2) ? std::stoll(*row.at(2)) : 0,
                             row.at(3).has_value()};
@@ -230,10 +229,9 @@ TEST(FaultKill, SigkillDuringMixedWritesLosesNoAcknowledgedWrite) {
   }
   for (const ClientModel& model : models) total_acknowledged += model.acknowledged;
   EXPECT_GE(total_acknowledged, kKills * kClients) << "too few writes between kills";
-  PrintFigure(std::string("sigkill (") + (IsPostgres() ? "postgres" : "sqlite") + "): " +
-              std::to_string(kKills) + " kills, " + std::to_string(total_acknowledged) +
-              " acknowledged writes, 0 lost, " + std::to_string(unfinished) +
-              " writes in flight at a kill");
+  PrintFigure("sigkill: " + std::to_string(kKills) + " kills, " +
+              std::to_string(total_acknowledged) + " acknowledged writes, 0 lost, " +
+              std::to_string(unfinished) + " writes in flight at a kill");
 }
 
 }  // namespace

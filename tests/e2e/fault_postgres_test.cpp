@@ -155,15 +155,16 @@ class RowLock {
  public:
   RowLock(db::Database& database, const std::string& id)
       : thread_([this, &database, id] {
-          const Status status = database.Transaction(db::Access::kWrite, [&](db::Connection& c) -> Status {
-            CAIRN_TRY(c.Query(R"(SELECT "id" FROM "items" WHERE "id" = ? FOR UPDATE)",
-                              {db::Value(static_cast<std::int64_t>(std::stoll(id)))}));
-            std::unique_lock lock(mutex_);
-            held_ = true;
-            changed_.notify_all();
-            changed_.wait(lock, [this] { return released_; });
-            return Status{};
-          });
+          const Status status =
+              database.Transaction(db::Access::kWrite, [&](db::Connection& c) -> Status {
+                CAIRN_TRY(c.Query(R"(SELECT "id" FROM "items" WHERE "id" = ? FOR UPDATE)",
+                                  {db::Value(static_cast<std::int64_t>(std::stoll(id)))}));
+                std::unique_lock lock(mutex_);
+                held_ = true;
+                changed_.notify_all();
+                changed_.wait(lock, [this] { return released_; });
+                return Status{};
+              });
           std::lock_guard lock(mutex_);
           failed_ = !status.ok();
           held_ = true;
@@ -205,9 +206,9 @@ TEST(FaultPostgres, StatementTimeoutTurnsARunawayQueryInto503) {
   // Its own application_name tells the server's sessions apart in pg_stat_activity (other
   // suites share the cluster).
   const std::string application = "fault_" + (*database)->schema();
-  FaultServer server(dir, dir, (*database)->options().url + "&application_name=" + application,
-                     {"DATABASE_STATEMENT_TIMEOUT_MS=1000", "DATABASE_LOCK_TIMEOUT_MS=0",
-                      "DATABASE_POOL_SIZE=2"});
+  FaultServer server(
+      dir, dir, (*database)->options().url + "&application_name=" + application,
+      {"DATABASE_STATEMENT_TIMEOUT_MS=1000", "DATABASE_LOCK_TIMEOUT_MS=0", "DATABASE_POOL_SIZE=2"});
   server.Start();
   HttpClient client(server.port());
   const auto created =
@@ -231,10 +232,10 @@ TEST(FaultPostgres, StatementTimeoutTurnsARunawayQueryInto503) {
     for (int i = 0; i < kBlocked; ++i) {
       blocked.emplace_back([&, i] {
         const auto start = Clock::now();
-        answers[i] = HttpClient(server.port())
-                         .Request("PATCH", "/api/tables/items/records/" + locked_id,
-                                  R"({"fields":{"version":)" + std::to_string(i) + "}}",
-                                  server.Admin());
+        answers[i] =
+            HttpClient(server.port())
+                .Request("PATCH", "/api/tables/items/records/" + locked_id,
+                         R"({"fields":{"version":)" + std::to_string(i) + "}}", server.Admin());
         took[i] = MillisSince(start);
       });
     }
@@ -242,7 +243,8 @@ TEST(FaultPostgres, StatementTimeoutTurnsARunawayQueryInto503) {
     // waiting statement gives its connection back after the timeout.
     const std::string waiters_sql =
         "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND "
-        "application_name = '" + application + "'";
+        "application_name = '" +
+        application + "'";
     int waiters = 0;
     for (int i = 0; i < 500 && waiters < 2; ++i) {
       waiters = std::stoi(*QueryAll(**holder, waiters_sql).rows.at(0).at(0));
@@ -252,9 +254,9 @@ TEST(FaultPostgres, StatementTimeoutTurnsARunawayQueryInto503) {
     int served = 0;
     for (int i = 0; i < 10; ++i) {
       const auto read = client.Get("/api/tables/items/records/" + free_id, server.Admin());
-      const auto write = client.Request("PATCH", "/api/tables/items/records/" + free_id,
-                                        R"({"fields":{"version":)" + std::to_string(i) + "}}",
-                                        server.Admin());
+      const auto write =
+          client.Request("PATCH", "/api/tables/items/records/" + free_id,
+                         R"({"fields":{"version":)" + std::to_string(i) + "}}", server.Admin());
       served += (read.status == 200 && write.status == 200) ? 1 : 0;
     }
     for (auto& thread : blocked) thread.join();

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "support/test_database.hpp"
+
 namespace cairn::test {
 namespace {
 
@@ -102,11 +104,9 @@ FaultServer::FaultServer(std::filesystem::path work_dir, std::filesystem::path d
                          std::string database_url, std::vector<std::string> extra_env)
     : work_dir_(std::move(work_dir)) {
   std::ofstream(work_dir_ / "faults.yaml") << kConfig;
-  env_ = {"PORT=0",
-          "CAIRN_DATA_DIR=" + data_dir.string(),
+  env_ = {"PORT=0", "CAIRN_DATA_DIR=" + data_dir.string(),
           std::string("AUTH_ADMIN_EMAIL=") + kAdminEmail,
-          std::string("AUTH_ADMIN_PASSWORD=") + kAdminPassword,
-          "RATE_LIMIT_DISABLED=true"};
+          std::string("AUTH_ADMIN_PASSWORD=") + kAdminPassword, "RATE_LIMIT_DISABLED=true"};
   if (!database_url.empty()) env_.push_back("DATABASE_URL=" + database_url);
   env_.insert(env_.end(), extra_env.begin(), extra_env.end());
 }
@@ -125,7 +125,9 @@ void FaultServer::Start() {
   token_ = std::string(result.Json().at("token").as_string());
 }
 
-int FaultServer::Stop(int signal) { return process_->Stop(signal); }
+int FaultServer::Stop(int signal) {
+  return process_->Stop(signal);
+}
 
 Headers FaultServer::Admin() const {
   return {{"Authorization", "Bearer " + token_}, {"Content-Type", "application/json"}};
@@ -133,10 +135,11 @@ Headers FaultServer::Admin() const {
 
 db::Rows QueryAll(db::Database& database, const std::string& sql) {
   db::Rows rows;
-  const Status status = database.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
-    CAIRN_ASSIGN_OR_RETURN(rows, connection.Query(sql));
-    return Status{};
-  });
+  const Status status =
+      database.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
+        CAIRN_ASSIGN_OR_RETURN(rows, connection.Query(sql));
+        return Status{};
+      });
   if (!status.ok()) throw std::runtime_error(sql + ": " + status.error().message);
   return rows;
 }
@@ -169,6 +172,8 @@ int OpenDescriptors(pid_t pid) {
   return count;
 }
 
-void PrintFigure(const std::string& text) { std::cout << "[figure] " << text << std::endl; }
+void PrintFigure(const std::string& text) {
+  std::cout << "[figure] " << (IsPostgres() ? "postgres: " : "sqlite: ") << text << std::endl;
+}
 
 }  // namespace cairn::test
