@@ -96,7 +96,7 @@ TEST(FaultDescriptors, ExhaustedDescriptorsNeitherStopServingNorSpin) {
   rlimit original{};
   ASSERT_EQ(::prlimit(server.pid(), RLIMIT_NOFILE, nullptr, &original), 0) << std::strerror(errno);
   rlimit low = original;
-  low.rlim_cur = static_cast<rlim_t>(OpenDescriptors(server.pid()) + kSpareDescriptors);
+  low.rlim_cur = static_cast<rlim_t>(OpenDescriptors(server.pid())) + kSpareDescriptors;
   ASSERT_EQ(::prlimit(server.pid(), RLIMIT_NOFILE, &low, nullptr), 0) << std::strerror(errno);
 
   std::vector<Waiting> clients(kClients);
