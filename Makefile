@@ -1,5 +1,5 @@
 # The two set-up commands of the README: `make run` and `make test`. Everything else is here too.
-.PHONY: deps build run test test-release test-asan test-tsan tidy bench bench-postgres fuzz format clean
+.PHONY: deps build run test test-release test-asan test-tsan reliability tidy bench bench-postgres fuzz format clean
 
 EXAMPLE ?= examples/app.yaml
 
@@ -23,6 +23,11 @@ test: deps
 	scripts/run-tidy
 	scripts/run-tests release
 	scripts/run-tests asan
+
+# The reliability suite (issue 22; docs/reliability.md): every part, both databases, one summary
+# line per part. `scripts/run-reliability <part>...` runs some of them.
+reliability: deps
+	scripts/run-reliability
 
 # clang-tidy with the checks of .clang-tidy over src/ (every finding an error).
 tidy: deps

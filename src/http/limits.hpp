@@ -19,6 +19,9 @@ inline constexpr std::chrono::seconds kWriteTimeout{30};
 inline constexpr std::chrono::seconds kShutdownGrace{10};
 // Open connections (CAIRN_MAX_CONNECTIONS); the one over the cap is answered 503 and closed.
 inline constexpr int kDefaultMaxConnections = 10'000;
+// After a failed accept (EMFILE/ENFILE: out of descriptors) the acceptor waits this long before
+// trying again, so the listening socket, readable all the while, does not make it spin.
+inline constexpr std::chrono::milliseconds kAcceptRetryDelay{50};
 // Jobs that may wait for a worker, per worker thread; past that a new request gets 503 with
 // Retry-After instead of an unbounded wait.
 inline constexpr std::size_t kMaxQueuedJobsPerWorker = 64;

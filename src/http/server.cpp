@@ -125,6 +125,7 @@ struct Server::Impl {
   bool started = false;
   bool shut_down = false;
   int lingering_refusals = 0;  // control thread only
+  int failed_accepts = 0;      // control thread only: accepts failed in a row
 
   std::mutex sessions_mutex;
   std::condition_variable sessions_done;
@@ -137,11 +138,16 @@ struct Server::Impl {
       if (stopping) co_return;
       if (ec) {
         if (ec == asio::error::operation_aborted) co_return;
-        log::Warn("accept failed: " + ec.message());
-        // Out of descriptors and similar: back off instead of spinning.
-        asio::steady_timer timer(control, std::chrono::milliseconds(50));
+        // Out of descriptors and similar: back off instead of spinning, and log the first
+        // failure of a run only (the retries would write 20 lines a second).
+        if (failed_accepts++ == 0) log::Warn("accept failed: " + ec.message() + "; retrying");
+        asio::steady_timer timer(control, kAcceptRetryDelay);
         co_await timer.async_wait(kUseTuple);
         continue;
+      }
+      if (failed_accepts > 0) {
+        log::Info("accepting again after " + std::to_string(failed_accepts) + " failed accepts");
+        failed_accepts = 0;
       }
       beast::error_code ignored;
       socket.set_option(tcp::no_delay(true), ignored);
