@@ -4,6 +4,7 @@
 
 #include <boost/json/parse.hpp>
 
+#include "api/records_route_docs.hpp"
 #include "api/table_route_support.hpp"
 #include "http/route.hpp"
 #include "records/limits.hpp"
@@ -114,6 +115,7 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
     spec.tag = "records";
     spec.requires_session = true;
     if (body_schema != nullptr) spec.body_schema = boost::json::parse(body_schema);
+    DescribeRecordRoute(spec, suffix);
     const bool has_record = suffix.find("{recordId}") != std::string_view::npos;
     return router.Add(
         {std::move(spec),

@@ -10,6 +10,7 @@
 #include "api/auth_routes.hpp"
 #include "api/comments_api.hpp"
 #include "api/health_api.hpp"
+#include "api/openapi_api.hpp"
 #include "api/origin_check.hpp"
 #include "api/records_api.hpp"
 #include "api/storage_api.hpp"
@@ -94,6 +95,8 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
     CAIRN_TRY(api::AddActivityRoutes(router, *parts.database));
     CAIRN_TRY(api::AddStorageRoutes(router, *parts.storage.service, *parts.database,
                                     std::move(storage_now), parts.storage.transforms.get()));
+    // Admin only, so only with sessions (D52): documents every route of this table.
+    CAIRN_TRY(api::AddOpenApiRoutes(router, config));
   }
   if (parts.options.extra_routes) {
     CAIRN_TRY(parts.options.extra_routes(router, *parts.database));

@@ -20,7 +20,9 @@ TestApp::TestApp(TestAppOptions options) {
     database_url_ = database_->options().url;
   }
 
-  auto outcome = config::LoadConfigText(options.config_yaml, true, data_dir_, "test.yaml");
+  auto outcome = config::LoadConfigText(options.config_yaml, true,
+                                        options.config_dir.empty() ? data_dir_ : options.config_dir,
+                                        "test.yaml");
   if (!outcome.ok()) {
     std::string message = "test config is invalid:";
     for (const auto& issue : outcome.issues) message += "\n  " + config::FormatIssue(issue);

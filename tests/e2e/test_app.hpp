@@ -17,6 +17,8 @@ class TestApp;
 
 struct TestAppOptions {
   std::string config_yaml;
+  // Where the config's `$ref` includes resolve; empty: the app's data directory.
+  std::filesystem::path config_dir;
   std::function<Status(http::Router&, db::Database&)> extra_routes;
   std::function<void(http::ServerOptions&)> tune_server;
   // Adjusts operator settings before start. Rate limits start disabled in tests (sign-in tests

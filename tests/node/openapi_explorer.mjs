@@ -1,0 +1,102 @@
+// Drives Debian's headless Chromium (puppeteer-core) through cairn's API explorer for
+// tests/e2e/openapi_explorer_test.cpp: opens /api/scalar with the admin's session cookie, waits
+// until both documents render (the application API with a table's records operations, then the
+// auth API), sends a "try it" request from Scalar's client and reads its answer, and saves a
+// screenshot. Every request must stay on cairn's origin and the page must report no CSP
+// violation. Usage: node openapi_explorer.mjs <base url> <cookie value> <table name> <png>
+// Prints one line: "ok" or "fail: <what>".
+import puppeteer from 'puppeteer-core';
+
+const [base, cookie, table, screenshot] = process.argv.slice(2);
+const chromium = process.env.CHROMIUM || '/usr/bin/chromium';
+const problems = [];
+const browser = await puppeteer.launch({
+  executablePath: chromium,
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+});
+
+async function bodyText(page) {
+  return page.evaluate(() => document.body.innerText);
+}
+
+async function waitForText(page, text, timeout = 30000) {
+  await page.waitForFunction((wanted) => document.body.innerText.includes(wanted),
+                             { timeout }, text);
+}
+
+try {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1400, height: 1000 });
+  const origin = new URL(base).origin;
+  await page.setCookie({ name: 'better-auth.session_token', value: cookie, url: base });
+  await page.setRequestInterception(true);
+  page.on('request', (request) => {
+    const url = request.url();
+    if (url.startsWith(origin) || url.startsWith('data:') || url.startsWith('blob:')) {
+      request.continue();
+    } else {
+      problems.push(`request to another origin: ${url}`);
+      request.abort();
+    }
+  });
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) problems.push(`CSP: ${message.text()}`);
+  });
+  const tried = [];
+  page.on('response', (response) => {
+    if (response.url().includes(`/api/tables/`) && response.request().method() === 'GET') {
+      tried.push(response.status());
+    }
+  });
+
+  // The application document: the table's records operations are listed.
+  const answer = await page.goto(`${base}/api/scalar`, { waitUntil: 'networkidle0' });
+  if (answer.status() !== 200) throw new Error(`/api/scalar answered ${answer.status()}`);
+  await waitForText(page, 'openapi-app API');
+  await waitForText(page, `${table} records`);
+  await waitForText(page, 'List records');
+
+  // "Try it": open the list operation in Scalar's client and send it with the session cookie.
+  const operationPath = `/api/tables/${table.toLowerCase()}/records`;
+  const clicked = await page.evaluate((label) => {
+    const buttons = [...document.querySelectorAll('button')]
+      .filter((button) => /test request/i.test(button.innerText));
+    const target = buttons.find((button) => {
+      let node = button;
+      for (let i = 0; i < 8 && node; ++i, node = node.parentElement) {
+        if (node.innerText && node.innerText.includes(label)) return true;
+      }
+      return false;
+    });
+    if (!target) return false;
+    target.click();
+    return true;
+  }, operationPath);
+  if (!clicked) throw new Error('no "Test Request" button for ' + operationPath);
+  await page.waitForFunction(() => [...document.querySelectorAll('button')]
+    .some((button) => /^send/i.test(button.innerText.trim())), { timeout: 20000 });
+  await page.evaluate(() => {
+    const send = [...document.querySelectorAll('button')]
+      .find((button) => /^send/i.test(button.innerText.trim()));
+    send.click();
+  });
+  await page.waitForFunction(() => /200/.test(document.body.innerText) &&
+                             document.body.innerText.includes('pagination'), { timeout: 20000 });
+  if (!tried.includes(200)) problems.push(`the try-it request answered ${tried.join(',') || 'nothing'}`);
+  await page.screenshot({ path: screenshot });
+  await page.keyboard.press('Escape');
+
+  // The auth document, the other source.
+  const auth = await page.goto(`${base}/api/scalar?api=auth`, { waitUntil: 'networkidle0' });
+  if (auth.status() !== 200) throw new Error(`/api/scalar?api=auth answered ${auth.status()}`);
+  await waitForText(page, 'openapi-app auth API');
+  await waitForText(page, '/api/auth/sign-in/email');
+  await page.screenshot({ path: screenshot.replace(/\.png$/, '-auth.png') });
+} catch (error) {
+  problems.push(String(error && error.message || error));
+} finally {
+  await browser.close();
+}
+console.log(problems.length === 0 ? 'ok' : `fail: ${problems.join(' | ')}`);
+process.exit(problems.length === 0 ? 0 : 1);
