@@ -36,7 +36,6 @@ constexpr std::string_view kInitScript = R"((() => {
     ],
     withDefaultFonts: false,
     telemetry: false,
-    hideClientButton: true,
     showDeveloperTools: 'never',
     agent: { disabled: true },
     mcp: { disabled: true }
@@ -104,7 +103,7 @@ std::string ExplorerPage(const config::AppConfig& config) {
     }
   }
   return "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<link rel=\"icon\" href=\"data:,\">\n<title>" +
          escaped + "</title>\n</head>\n<body>\n<div id=\"app\"></div>\n<script src=\"" +
          std::string(kScalarPath) + "/" + std::string(openapi::ScalarBundleName()) +
          "\"></script>\n<script src=\"" + std::string(kScalarPath) +

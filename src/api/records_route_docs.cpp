@@ -24,10 +24,11 @@ value String(std::size_t max_length = 0) {
   return schema;
 }
 
+// The first name is the default (what the explorer pre-fills).
 value Enum(std::initializer_list<std::string_view> names) {
   array options;
   for (std::string_view name : names) options.emplace_back(name);
-  return object{{"type", "string"}, {"enum", std::move(options)}};
+  return object{{"type", "string"}, {"enum", options}, {"default", options.front()}};
 }
 
 constexpr std::int64_t kMaxOffset = 1'000'000'000;  // as records_api.cpp reads it
@@ -45,7 +46,7 @@ std::vector<http::QueryParam> ListParams() {
       {"sort", String(),
        "field[:asc|desc], comma-separated, at most " + std::to_string(records::kMaxSortKeys) +
            " keys"},
-      {"order", Enum({"asc", "desc"}), "direction of sort"},
+      {"order", value(object{{"type", "string"}, {"enum", array{"asc", "desc"}}}), "direction of sort"},
       {"fields", String(), "comma-separated fields to return"},
       {"filter", String(),
        R"(JSON: {"field":value,…} or a tree of {"and"|"or":[{field, operator, value}]})"},
@@ -53,7 +54,7 @@ std::vector<http::QueryParam> ListParams() {
       {"view", String(), "a saved view's id"},
       {"groupBy", String(), "a field to group by (with aggregate)"},
       {"aggregate", String(), "JSON: {\"field\":\"sum|avg|min|max|count\",…}"},
-      {"includeDeleted", Enum({"true", "false", "only"}), "also or only trashed records"}};
+      {"includeDeleted", Enum({"false", "true", "only"}), "also or only trashed records"}};
   for (http::QueryParam& param : ReadParams()) params.push_back(std::move(param));
   return params;
 }
@@ -182,7 +183,7 @@ void DescribeRecordRoute(http::RouteSpec& spec, std::string_view suffix) {
   } else if (is("DELETE", "/records/{recordId}")) {
     spec.operation_id = "deleteRecord";
     spec.query = {
-        {"permanent", Enum({"true", "false"}), "true: delete for good, not to the trash"}};
+        {"permanent", Enum({"false", "true"}), "true: delete for good, not to the trash"}};
     ok(204, "Deleted", nullptr);
     error(403, "The caller may not delete this record");
   } else if (is("POST", "/records/{recordId}/restore")) {

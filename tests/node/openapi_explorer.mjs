@@ -20,7 +20,10 @@ async function bodyText(page) {
   return page.evaluate(() => document.body.innerText);
 }
 
-async function waitForText(page, text, timeout = 30000) {
+let step = 'start';
+
+async function waitForText(page, text, timeout = 60000) {
+  step = `waiting for "${text}"`;
   await page.waitForFunction((wanted) => document.body.innerText.includes(wanted),
                              { timeout }, text);
 }
@@ -55,34 +58,39 @@ try {
   if (answer.status() !== 200) throw new Error(`/api/scalar answered ${answer.status()}`);
   await waitForText(page, 'openapi-app API');
   await waitForText(page, `${table} records`);
+  // Open the table's records group in the sidebar.
+  const opened = await page.evaluate((label) => {
+    const link = [...document.querySelectorAll('a, button')]
+      .find((element) => element.innerText.trim() === label);
+    if (!link) return false;
+    link.click();
+    return true;
+  }, `${table} records`);
+  if (!opened) throw new Error(`no sidebar entry "${table} records"`);
   await waitForText(page, 'List records');
+  await waitForText(page, 'Create a record');
 
   // "Try it": open the list operation in Scalar's client and send it with the session cookie.
   const operationPath = `/api/tables/${table.toLowerCase()}/records`;
   const clicked = await page.evaluate((label) => {
-    const buttons = [...document.querySelectorAll('button')]
-      .filter((button) => /test request/i.test(button.innerText));
-    const target = buttons.find((button) => {
-      let node = button;
-      for (let i = 0; i < 8 && node; ++i, node = node.parentElement) {
-        if (node.innerText && node.innerText.includes(label)) return true;
-      }
-      return false;
-    });
+    const target = [...document.querySelectorAll('button')]
+      .find((button) => /test request/i.test(button.innerText) &&
+                        button.innerText.includes(`get ${label}`));
     if (!target) return false;
     target.click();
     return true;
   }, operationPath);
   if (!clicked) throw new Error('no "Test Request" button for ' + operationPath);
+  step = 'sending the try-it request';
   await page.waitForFunction(() => [...document.querySelectorAll('button')]
-    .some((button) => /^send/i.test(button.innerText.trim())), { timeout: 20000 });
+    .some((button) => /^send/i.test(button.innerText.trim())), { timeout: 60000 });
   await page.evaluate(() => {
     const send = [...document.querySelectorAll('button')]
       .find((button) => /^send/i.test(button.innerText.trim()));
     send.click();
   });
   await page.waitForFunction(() => /200/.test(document.body.innerText) &&
-                             document.body.innerText.includes('pagination'), { timeout: 20000 });
+                             document.body.innerText.includes('pagination'), { timeout: 60000 });
   if (!tried.includes(200)) problems.push(`the try-it request answered ${tried.join(',') || 'nothing'}`);
   await page.screenshot({ path: screenshot });
   await page.keyboard.press('Escape');
@@ -94,7 +102,12 @@ try {
   await waitForText(page, '/api/auth/sign-in/email');
   await page.screenshot({ path: screenshot.replace(/\.png$/, '-auth.png') });
 } catch (error) {
-  problems.push(String(error && error.message || error));
+  problems.push(`${step}: ${String(error && error.message || error)}`);
+  const pages = await browser.pages();
+  if (pages.length > 0) {
+    await pages[pages.length - 1].screenshot({ path: screenshot.replace(/\.png$/, '-failed.png') })
+      .catch(() => {});
+  }
 } finally {
   await browser.close();
 }
