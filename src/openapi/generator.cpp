@@ -136,9 +136,28 @@ value JsonContent(value schema, const value& example) {
   return object{{"application/json", std::move(media)}};
 }
 
-value ErrorResponse(int status) {
-  return object{{"description", ReasonPhrase(status)},
-                {"content", JsonContent(SchemaRef(kErrorEnvelope), nullptr)}};
+// The shared error answers, in components.responses (each operation refers to them, so a
+// document of many tables stays small).
+constexpr std::string_view kResponseRefPrefix = "#/components/responses/";
+
+value ErrorResponseRef(int status) {
+  switch (status) {
+    case 400: return object{{"$ref", std::string(kResponseRefPrefix) + "BadRequest"}};
+    case 401: return object{{"$ref", std::string(kResponseRefPrefix) + "Unauthorized"}};
+    case 404: return object{{"$ref", std::string(kResponseRefPrefix) + "NotFound"}};
+    default: return object{{"$ref", std::string(kResponseRefPrefix) + "Error"}};
+  }
+}
+
+object SharedResponses() {
+  const auto error = [](std::string_view description) {
+    return object{{"description", description},
+                  {"content", JsonContent(SchemaRef(kErrorEnvelope), nullptr)}};
+  };
+  return object{{"BadRequest", error("Invalid request (the envelope's errors name each field)")},
+                {"Unauthorized", error("No live session")},
+                {"NotFound", error("Not found, or not visible to the caller")},
+                {"Error", error("An error in the standard envelope (D60)")}};
 }
 
 struct Table {
@@ -146,22 +165,46 @@ struct Table {
   std::string prefix;                    // its record components' prefix
 };
 
-object Operation(const http::Route& route, const Table& table, std::set<std::string>& ids) {
+bool RefersToRecords(const value& schema) {
+  if (schema.is_array()) {
+    for (const value& item : schema.get_array()) {
+      if (RefersToRecords(item)) return true;
+    }
+  } else if (schema.is_object()) {
+    for (const auto& [key, member] : schema.get_object()) {
+      if (key == "$ref" && member.is_string() &&
+          member.get_string().starts_with(std::string(kSchemaRefPrefix) + std::string(kRecord))) {
+        return true;
+      }
+      if (RefersToRecords(member)) return true;
+    }
+  }
+  return false;
+}
+
+// In a route expanded per table, a schema that is the same for every table goes to
+// components.schemas once (`<id>.<part>`); one that names the record shapes stays inline, to be
+// pointed at each table's own.
+value Shared(value schema, bool expanded, const std::string& key, object& shared_schemas) {
+  if (!expanded || !schema.is_object() || schema.get_object().size() <= 1 ||
+      RefersToRecords(schema)) {
+    return schema;
+  }
+  shared_schemas[key] = std::move(schema);
+  return SchemaRef(key);
+}
+
+// An operation without its tags and operationId. For a route expanded per table its query
+// parameters go to components.parameters once (`<id>.<name>`) and are referred to.
+object OperationBody(const http::Route& route, bool expanded, const std::string& base_id,
+                     object& shared_parameters, object& shared_schemas) {
   const http::RouteSpec& spec = route.spec;
   object operation;
-  std::string tag = spec.tag.empty() ? "other" : spec.tag;
-  if (table.table != nullptr) tag = table.table->name + " " + tag;
-  operation["tags"] = array{value(tag)};
   if (!spec.summary.empty()) operation["summary"] = spec.summary;
-  std::string id = spec.operation_id.empty() ? DerivedOperationId(spec) : spec.operation_id;
-  if (table.table != nullptr) id += table.prefix;
-  std::string unique = id;
-  for (int n = 2; !ids.insert(unique).second; ++n) unique = id + std::to_string(n);
-  operation["operationId"] = unique;
 
   array parameters;
   for (const std::string& name : PathParams(spec.pattern)) {
-    if (table.table != nullptr && name == "tableId") continue;
+    if (expanded && name == "tableId") continue;
     parameters.push_back(object{{"name", name},
                                 {"in", "path"},
                                 {"required", true},
@@ -174,14 +217,20 @@ object Operation(const http::Route& route, const Table& table, std::set<std::str
         {"required", param.required},
         {"schema", param.schema.is_null() ? value(object{{"type", "string"}}) : param.schema}};
     if (!param.description.empty()) entry["description"] = param.description;
-    parameters.push_back(std::move(entry));
+    if (expanded) {
+      const std::string key = base_id + "." + param.name;
+      shared_parameters[key] = std::move(entry);
+      parameters.push_back(object{{"$ref", "#/components/parameters/" + key}});
+    } else {
+      parameters.push_back(std::move(entry));
+    }
   }
   if (!parameters.empty()) operation["parameters"] = std::move(parameters);
 
   const bool has_body = !spec.body_schema.is_null() || !spec.body_doc.is_null();
   if (has_body) {
-    value schema = spec.body_doc.is_null() ? spec.body_schema : spec.body_doc;
-    if (table.table != nullptr) RetargetRecordRefs(schema, table.prefix);
+    value schema = Shared(spec.body_doc.is_null() ? spec.body_schema : spec.body_doc, expanded,
+                          base_id + ".body", shared_schemas);
     operation["requestBody"] =
         object{{"required", true}, {"content", JsonContent(std::move(schema), spec.body_example)}};
   } else if (route.stream_handler) {
@@ -200,9 +249,10 @@ object Operation(const http::Route& route, const Table& table, std::set<std::str
     if (response.status >= 400 && response.schema.is_null()) {
       entry["content"] = JsonContent(SchemaRef(kErrorEnvelope), response.example);
     } else if (!response.schema.is_null()) {
-      value schema = response.schema;
-      if (table.table != nullptr) RetargetRecordRefs(schema, table.prefix);
-      entry["content"] = JsonContent(std::move(schema), response.example);
+      entry["content"] =
+          JsonContent(Shared(response.schema, expanded,
+                             base_id + "." + std::to_string(response.status), shared_schemas),
+                      response.example);
     }
     responses[std::to_string(response.status)] = std::move(entry);
   }
@@ -219,15 +269,14 @@ object Operation(const http::Route& route, const Table& table, std::set<std::str
   }
   const auto add_error = [&](int status) {
     if (!responses.contains(std::to_string(status))) {
-      responses[std::to_string(status)] = ErrorResponse(status);
+      responses[std::to_string(status)] = ErrorResponseRef(status);
     }
   };
   if (has_body || !spec.query.empty()) add_error(400);
   if (spec.requires_session) add_error(401);
   if (!PathParams(spec.pattern).empty()) add_error(404);
   // Every other failure (rate limits, 413, 500, 503) answers the envelope too (D60).
-  responses["default"] = object{{"description", "An error in the standard envelope"},
-                                {"content", JsonContent(SchemaRef(kErrorEnvelope), nullptr)}};
+  responses["default"] = ErrorResponseRef(0);
   operation["responses"] = std::move(responses);
 
   if (spec.requires_session) {
@@ -237,6 +286,29 @@ object Operation(const http::Route& route, const Table& table, std::set<std::str
     operation["security"] =
         array{object{{"sessionCookie", array{}}}, object{{"bearerAuth", array{}}}, object{}};
   }
+  return operation;
+}
+
+std::string BaseOperationId(const http::RouteSpec& spec) {
+  return spec.operation_id.empty() ? DerivedOperationId(spec) : spec.operation_id;
+}
+
+// Adds the tags and a unique operationId; for a table, points the record shapes at its own.
+object Finish(object operation, const http::RouteSpec& spec, const Table& table,
+              std::set<std::string>& ids) {
+  std::string tag = spec.tag.empty() ? "other" : spec.tag;
+  std::string id = BaseOperationId(spec);
+  if (table.table != nullptr) {
+    tag = table.table->name + " " + tag;
+    id += table.prefix;
+    for (const char* member : {"requestBody", "responses"}) {
+      if (value* part = operation.if_contains(member)) RetargetRecordRefs(*part, table.prefix);
+    }
+  }
+  operation["tags"] = array{value(tag)};
+  std::string unique = id;
+  for (int n = 2; !ids.insert(unique).second; ++n) unique = id + std::to_string(n);
+  operation["operationId"] = unique;
   return operation;
 }
 
@@ -253,6 +325,8 @@ object BaseDocument(const config::AppConfig& config, std::string_view title,
               {"description", description}};
   object components{
       {"schemas", SharedSchemas()},
+      {"responses", SharedResponses()},
+      {"parameters", object{}},
       {"securitySchemes",
        object{{"sessionCookie", object{{"type", "apiKey"},
                                        {"in", "cookie"},
@@ -268,8 +342,8 @@ object BaseDocument(const config::AppConfig& config, std::string_view title,
                 {"components", std::move(components)}};
 }
 
-void AddOperation(object& paths, const std::string& path, const http::Route& route,
-                  const Table& table, std::set<std::string>& ids) {
+void AddOperation(object& paths, const std::string& path, const std::string& method,
+                  object operation, const Table& table) {
   value& item = paths[path];
   if (!item.is_object()) item = object{};
   object& item_object = item.get_object();
@@ -278,7 +352,7 @@ void AddOperation(object& paths, const std::string& path, const http::Route& rou
                                           {"name", table.table->name},
                                           {"slug", table.table->slug}};
   }
-  item_object[Lower(route.spec.method)] = Operation(route, table, ids);
+  item_object[Lower(method)] = std::move(operation);
 }
 
 // Tags in order of first use, so the explorer lists them as the routes were registered.
@@ -316,20 +390,26 @@ Documents GenerateDocuments(std::span<const http::Route* const> routes,
   std::set<std::string> auth_ids;
   object& app_paths = app["paths"].get_object();
   object& auth_paths = auth["paths"].get_object();
+  object& app_parameters = app["components"].get_object()["parameters"].get_object();
+  object& auth_parameters = auth["components"].get_object()["parameters"].get_object();
   for (const http::Route* route : routes) {
-    const std::string& pattern = route->spec.pattern;
-    if (pattern.starts_with(kAuthPrefix)) {
-      AddOperation(auth_paths, OpenApiPath(pattern), *route, {}, auth_ids);
+    const http::RouteSpec& spec = route->spec;
+    const std::string& pattern = spec.pattern;
+    const bool is_auth = pattern.starts_with(kAuthPrefix);
+    if (is_auth || !pattern.starts_with(kTablePrefix) || tables.empty()) {
+      object body = OperationBody(*route, false, BaseOperationId(spec),
+                                  is_auth ? auth_parameters : app_parameters, app_schemas);
+      AddOperation(is_auth ? auth_paths : app_paths, OpenApiPath(pattern), spec.method,
+                   Finish(std::move(body), spec, {}, is_auth ? auth_ids : app_ids), {});
       continue;
     }
-    if (!pattern.starts_with(kTablePrefix) || tables.empty()) {
-      AddOperation(app_paths, OpenApiPath(pattern), *route, {}, app_ids);
-      continue;
-    }
+    // Built once, copied per table.
+    const object body =
+        OperationBody(*route, true, BaseOperationId(spec), app_parameters, app_schemas);
+    const std::string rest = OpenApiPath(std::string_view(pattern).substr(kTablePrefix.size()));
     for (const Table& table : tables) {
-      const std::string path = "/api/tables/" + table.table->slug +
-                               OpenApiPath(std::string_view(pattern).substr(kTablePrefix.size()));
-      AddOperation(app_paths, path, *route, table, app_ids);
+      AddOperation(app_paths, "/api/tables/" + table.table->slug + rest, spec.method,
+                   Finish(body, spec, table, app_ids), table);
     }
   }
   AddTags(app);
