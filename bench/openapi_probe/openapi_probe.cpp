@@ -6,13 +6,14 @@
 //       table it built, and times RUNS (default 50) generations of both documents, serialized
 //       (openapi::GenerateDocuments + JSON serialization, what the first request after a start or
 //       a schema publish pays; later requests are served from the cache). Prints
-//       `PROBE_RESULT tables=N runs=R median_ms=… p90_ms=… median_cpu_ms=… app_bytes=… auth_bytes=…`.
+//       `PROBE_RESULT tables=N runs=R median_ms=… p90_ms=… median_cpu_ms=… app_bytes=…
+//       auth_bytes=…`.
 //   cairn_openapi_probe TABLES RUNS FILE
 //       also writes the application document to FILE.
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -50,8 +51,8 @@ int main(int argc, char** argv) {
   using namespace cairn;
   const int tables = argc > 1 ? std::stoi(argv[1]) : 50;
   const int runs = argc > 2 ? std::stoi(argv[2]) : 50;
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("cairn-openapi-probe-" + std::to_string(::getpid()));
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("cairn-openapi-probe-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
 
   auto outcome = config::LoadConfigText(LargeConfig(tables), true, dir, "probe.yaml");
@@ -116,9 +117,10 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(dir);
   std::sort(times.begin(), times.end());
   std::sort(cpu_times.begin(), cpu_times.end());
-  std::printf("PROBE_RESULT tables=%d runs=%d median_ms=%.2f p90_ms=%.2f median_cpu_ms=%.2f "
-              "app_bytes=%zu auth_bytes=%zu\n",
-              tables, runs, times[times.size() / 2], times[times.size() * 9 / 10],
-              cpu_times[cpu_times.size() / 2], app_bytes, auth_bytes);
+  std::printf(
+      "PROBE_RESULT tables=%d runs=%d median_ms=%.2f p90_ms=%.2f median_cpu_ms=%.2f "
+      "app_bytes=%zu auth_bytes=%zu\n",
+      tables, runs, times[times.size() / 2], times[times.size() * 9 / 10],
+      cpu_times[cpu_times.size() / 2], app_bytes, auth_bytes);
   return 0;
 }

@@ -103,7 +103,8 @@ std::string ExplorerPage(const config::AppConfig& config) {
     }
   }
   return "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<link rel=\"icon\" href=\"data:,\">\n<title>" +
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<link "
+         "rel=\"icon\" href=\"data:,\">\n<title>" +
          escaped + "</title>\n</head>\n<body>\n<div id=\"app\"></div>\n<script src=\"" +
          std::string(kScalarPath) + "/" + std::string(openapi::ScalarBundleName()) +
          "\"></script>\n<script src=\"" + std::string(kScalarPath) +

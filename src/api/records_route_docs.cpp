@@ -46,7 +46,8 @@ std::vector<http::QueryParam> ListParams() {
       {"sort", String(),
        "field[:asc|desc], comma-separated, at most " + std::to_string(records::kMaxSortKeys) +
            " keys"},
-      {"order", value(object{{"type", "string"}, {"enum", array{"asc", "desc"}}}), "direction of sort"},
+      {"order", value(object{{"type", "string"}, {"enum", array{"asc", "desc"}}}),
+       "direction of sort"},
       {"fields", String(), "comma-separated fields to return"},
       {"filter", String(),
        R"(JSON: {"field":value,…} or a tree of {"and"|"or":[{field, operator, value}]})"},

@@ -142,10 +142,14 @@ constexpr std::string_view kResponseRefPrefix = "#/components/responses/";
 
 value ErrorResponseRef(int status) {
   switch (status) {
-    case 400: return object{{"$ref", std::string(kResponseRefPrefix) + "BadRequest"}};
-    case 401: return object{{"$ref", std::string(kResponseRefPrefix) + "Unauthorized"}};
-    case 404: return object{{"$ref", std::string(kResponseRefPrefix) + "NotFound"}};
-    default: return object{{"$ref", std::string(kResponseRefPrefix) + "Error"}};
+    case 400:
+      return object{{"$ref", std::string(kResponseRefPrefix) + "BadRequest"}};
+    case 401:
+      return object{{"$ref", std::string(kResponseRefPrefix) + "Unauthorized"}};
+    case 404:
+      return object{{"$ref", std::string(kResponseRefPrefix) + "NotFound"}};
+    default:
+      return object{{"$ref", std::string(kResponseRefPrefix) + "Error"}};
   }
 }
 

@@ -23,8 +23,8 @@ Status AddDocumentsRoute(http::Router& router, std::shared_ptr<const config::App
                        const openapi::SerializedDocuments documents =
                            openapi::Serialize(*request.router, *config);
                        return http::Response::RawJson(200, R"({"app":)" + documents.app.json +
-                                                                R"(,"auth":)" +
-                                                                documents.auth.json + "}");
+                                                               R"(,"auth":)" + documents.auth.json +
+                                                               "}");
                      }});
 }
 
@@ -62,7 +62,8 @@ class ResponseCheck {
     HttpResult result = HttpClient(port_).Get(kTestDocumentsPath);
     refreshing_ = false;
     if (result.status != 200) {
-      throw std::runtime_error("the test documents route answered " + std::to_string(result.status));
+      throw std::runtime_error("the test documents route answered " +
+                               std::to_string(result.status));
     }
     boost::json::value both = result.Json();
     auto fresh = std::make_shared<OpenApiConformance>(
@@ -128,11 +129,11 @@ TestApp::TestApp(TestAppOptions options) {
   app_ = std::move(started).value();
   if (options.check_responses) {
     response_check_ = std::make_shared<ResponseCheck>(port());
-    SetResponseObserver(port(), [check = response_check_](const std::string& method,
-                                                          const std::string& target,
-                                                          const HttpResult& result) {
-      check->Observe(method, target, result);
-    });
+    SetResponseObserver(
+        port(), [check = response_check_](const std::string& method, const std::string& target,
+                                          const HttpResult& result) {
+          check->Observe(method, target, result);
+        });
   }
 }
 

@@ -24,9 +24,11 @@ http::Router RouterWith(const std::vector<std::string>& patterns) {
     http::RouteSpec spec;
     spec.method = "GET";
     spec.pattern = pattern;
-    EXPECT_TRUE(router.Add({std::move(spec), [](http::Request&) -> Result<http::Response> {
-                              return http::Response::NoContent();
-                            }})
+    EXPECT_TRUE(router
+                    .Add({std::move(spec),
+                          [](http::Request&) -> Result<http::Response> {
+                            return http::Response::NoContent();
+                          }})
                     .ok());
   }
   return router;
