@@ -359,6 +359,12 @@ void AddOperation(object& paths, const std::string& path, const std::string& met
   item_object[Lower(method)] = std::move(operation);
 }
 
+// Marks a path whose last parameter takes the rest of the path (`{path...}`): an OpenAPI path
+// parameter cannot hold a slash, so tools that match paths (the tests' answer check) read this.
+void MarkRestOfPath(object& paths, const std::string& path, std::string_view pattern) {
+  if (pattern.ends_with("...}")) paths[path].get_object()["x-cairn-rest-of-path"] = true;
+}
+
 // Tags in order of first use, so the explorer lists them as the routes were registered.
 void AddTags(object& document) {
   array tags;
@@ -405,6 +411,7 @@ Documents GenerateDocuments(std::span<const http::Route* const> routes,
                                   is_auth ? auth_parameters : app_parameters, app_schemas);
       AddOperation(is_auth ? auth_paths : app_paths, OpenApiPath(pattern), spec.method,
                    Finish(std::move(body), spec, {}, is_auth ? auth_ids : app_ids), {});
+      MarkRestOfPath(is_auth ? auth_paths : app_paths, OpenApiPath(pattern), pattern);
       continue;
     }
     // Built once, copied per table.
@@ -414,6 +421,7 @@ Documents GenerateDocuments(std::span<const http::Route* const> routes,
     for (const Table& table : tables) {
       AddOperation(app_paths, "/api/tables/" + table.table->slug + rest, spec.method,
                    Finish(body, spec, table, app_ids), table);
+      MarkRestOfPath(app_paths, "/api/tables/" + table.table->slug + rest, pattern);
     }
   }
   AddTags(app);

@@ -90,7 +90,9 @@ std::optional<OpenApiConformance::Operation> OpenApiConformance::Find(
   for (std::size_t index = 0; index < documents_.size(); ++index) {
     for (const auto& [template_path, item] : documents_[index].at("paths").get_object()) {
       const std::vector<std::string> parts = Segments(template_path);
-      if (parts.size() != segments.size()) continue;
+      // A last {name} of a rest-of-path route ({name...}) takes every remaining segment.
+      const bool rest = item.get_object().contains("x-cairn-rest-of-path");
+      if (rest ? segments.size() < parts.size() : parts.size() != segments.size()) continue;
       int literals = 0;
       bool match = true;
       for (std::size_t i = 0; i < parts.size() && match; ++i) {
@@ -152,6 +154,17 @@ std::string OpenApiConformance::Check(const std::string& method, const std::stri
   if (response == nullptr) response = responses.if_contains(range), key = range;
   if (response == nullptr) response = responses.if_contains("default"), key = "default";
   if (response == nullptr) return where + ": status not in the document";
+  // A shared answer: {"$ref":"#/components/responses/<name>"}.
+  if (const auto* ref = response->get_object().if_contains("$ref")) {
+    constexpr std::string_view kResponseRef = "#/components/responses/";
+    const std::string_view name = std::string_view(ref->get_string()).substr(kResponseRef.size());
+    response = documents_[operation->document]
+                   .at("components")
+                   .at("responses")
+                   .get_object()
+                   .if_contains(name);
+    if (response == nullptr) return where + ": an unknown shared response";
+  }
   if (query.find("format=display") != std::string::npos) return {};
   if (body.empty() || !content_type.starts_with("application/json")) return {};
   const auto* content = response->get_object().if_contains("content");
