@@ -74,9 +74,11 @@ OpenApiConformance::OpenApiConformance(std::vector<boost::json::value> documents
 
 std::optional<OpenApiConformance::Operation> OpenApiConformance::Find(
     const std::string& method, const std::string& path) const {
+  // Split first, then decode, as the server does ("%2f" stays inside its segment).
   std::vector<std::string> segments = Segments(path);
+  for (std::string& segment : segments) segment = PercentDecode(segment);
   if (segments.size() >= 3 && segments[0] == "api" && segments[1] == "tables") {
-    const auto found = table_slugs_.find(Lower(PercentDecode(segments[2])));
+    const auto found = table_slugs_.find(Lower(segments[2]));
     if (found != table_slugs_.end()) {
       segments[2] = found->second;
     } else if (!table_slugs_.empty()) {
@@ -141,7 +143,7 @@ std::string OpenApiConformance::Check(const std::string& method, const std::stri
   const std::string query = query_at == std::string::npos ? "" : target.substr(query_at);
   if (!path.starts_with("/api/")) return {};
   const std::string where = method + " " + target + " → " + std::to_string(status);
-  const auto operation = Find(method, PercentDecode(path));
+  const auto operation = Find(method, path);
   // 404/405 for paths no route has are the dispatcher's, not an operation's.
   if (!operation) {
     return status == 404 || status == 405 ? "" : where + ": no operation in the document";
