@@ -4,6 +4,7 @@
 
 #include <boost/json/parse.hpp>
 
+#include "api/records_route_docs.hpp"
 #include "api/table_route_support.hpp"
 #include "http/route.hpp"
 #include "records/limits.hpp"
@@ -152,6 +153,7 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
     spec.requires_session = true;
     spec.query = std::move(query);
     if (body_schema != nullptr) spec.body_schema = boost::json::parse(body_schema);
+    DescribeRecordRoute(spec, suffix);
     const bool has_record = suffix.find("{recordId}") != std::string_view::npos;
     return router.Add(
         {std::move(spec),

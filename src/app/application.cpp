@@ -13,6 +13,7 @@
 #include "api/comments_api.hpp"
 #include "api/health_api.hpp"
 #include "api/mcp_api.hpp"
+#include "api/openapi_api.hpp"
 #include "api/origin_check.hpp"
 #include "api/records_api.hpp"
 #include "api/storage_api.hpp"
@@ -103,6 +104,8 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
                                 TrustedOrigins(parts.options.settings)));
     CAIRN_TRY(api::AddStorageRoutes(router, *parts.storage.service, *parts.database,
                                     std::move(storage_now), parts.storage.transforms.get()));
+    // Admin only, so only with sessions (D52): documents every route of this table.
+    CAIRN_TRY(api::AddOpenApiRoutes(router, config));
   }
   if (parts.analytics) {
     CAIRN_TRY(api::AddAnalyticsRoutes(router, *parts.analytics, parts.auth.service != nullptr));

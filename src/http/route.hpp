@@ -1,6 +1,6 @@
 // A route is data: method, pattern, schemas, summary. The dispatcher validates request bodies
-// against these schemas; they are kept as data so that generated documentation can read the same
-// table (an OpenAPI generator is planned, not built yet).
+// against these schemas; the OpenAPI generator (src/openapi) documents every route from the same
+// table, so a route registered anywhere appears in the documents with what its spec says.
 #pragma once
 
 #include <functional>
@@ -39,7 +39,8 @@ struct QueryParam {
 struct ResponseSpec {
   int status = 200;
   std::string description;
-  boost::json::value schema;  // null → no body
+  boost::json::value schema;   // null → no body; documentation only (may $ref the shared schemas)
+  boost::json::value example;  // null → none
 };
 
 struct RouteSpec {
@@ -47,9 +48,14 @@ struct RouteSpec {
   std::string pattern;  // /api/tables/{tableId}; a last segment {name...} captures the rest
   std::string summary;
   std::string tag;
+  std::string operation_id;        // empty → derived from the method and pattern
   bool requires_session = false;   // 401 without a live session (D17), before anything else
   bool optional_session = false;   // the caller is resolved when present (get-session)
   boost::json::value body_schema;  // null → the route takes no JSON body
+  // What the documents show for the body when it says more than body_schema (the record shapes,
+  // which the field codecs check); null → body_schema.
+  boost::json::value body_doc;
+  boost::json::value body_example;  // null → none
   std::vector<QueryParam> query;
   std::vector<ResponseSpec> responses;
   Execution execution = Execution::kWorker;

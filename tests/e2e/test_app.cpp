@@ -2,9 +2,83 @@
 
 #include <stdexcept>
 
+#include <gtest/gtest.h>
+
 #include "config/loader.hpp"
+#include "openapi/document_cache.hpp"
+#include "support/openapi_conformance.hpp"
 
 namespace cairn::test {
+
+namespace {
+
+// Serves both generated documents of the route table the request was routed by.
+Status AddDocumentsRoute(http::Router& router, std::shared_ptr<const config::AppConfig> config) {
+  http::RouteSpec spec;
+  spec.method = "GET";
+  spec.pattern = kTestDocumentsPath;
+  spec.summary = "Test only: the generated documents, for the response check";
+  spec.tag = "test";
+  return router.Add({std::move(spec), [config](http::Request& request) -> Result<http::Response> {
+                       const openapi::SerializedDocuments documents =
+                           openapi::Serialize(*request.router, *config);
+                       return http::Response::RawJson(200, R"({"app":)" + documents.app.json +
+                                                               R"(,"auth":)" + documents.auth.json +
+                                                               "}");
+                     }});
+}
+
+}  // namespace
+
+// Checks each answer against the documents; fetches them again when the route table changed (a
+// request matched no operation: a schema publish added routes).
+class ResponseCheck {
+ public:
+  explicit ResponseCheck(std::uint16_t port) : port_(port) { Fetch(); }
+  std::uint16_t port() const { return port_; }
+
+  void Observe(const std::string& method, const std::string& target, const HttpResult& result) {
+    if (target.starts_with(kTestDocumentsPath) || refreshing_) return;
+    std::shared_ptr<OpenApiConformance> conformance = Current();
+    std::string problem = conformance->Check(method, target, result.status,
+                                             result.Header("content-type"), result.body);
+    if (problem.find("no operation in the document") != std::string::npos) {
+      Fetch();
+      problem = Current()->Check(method, target, result.status, result.Header("content-type"),
+                                 result.body);
+    }
+    if (!problem.empty()) ADD_FAILURE() << "answer differs from the OpenAPI document: " << problem;
+  }
+
+ private:
+  std::shared_ptr<OpenApiConformance> Current() {
+    std::lock_guard lock(mutex_);
+    return conformance_;
+  }
+
+  void Fetch() {
+    // The fetch goes through an HttpClient too: this thread must not check it.
+    refreshing_ = true;
+    HttpResult result = HttpClient(port_).Get(kTestDocumentsPath);
+    refreshing_ = false;
+    if (result.status != 200) {
+      throw std::runtime_error("the test documents route answered " +
+                               std::to_string(result.status));
+    }
+    boost::json::value both = result.Json();
+    auto fresh = std::make_shared<OpenApiConformance>(
+        std::vector<boost::json::value>{both.at("app"), both.at("auth")});
+    std::lock_guard lock(mutex_);
+    conformance_ = std::move(fresh);
+  }
+
+  std::uint16_t port_;
+  std::mutex mutex_;
+  std::shared_ptr<OpenApiConformance> conformance_;
+  static thread_local bool refreshing_;
+};
+
+thread_local bool ResponseCheck::refreshing_ = false;
 
 TestApp::TestApp(TestAppOptions options) {
   if (options.share_database_with != nullptr) {
@@ -20,12 +94,15 @@ TestApp::TestApp(TestAppOptions options) {
     database_url_ = database_->options().url;
   }
 
-  auto outcome = config::LoadConfigText(options.config_yaml, true, data_dir_, "test.yaml");
+  auto outcome = config::LoadConfigText(options.config_yaml, true,
+                                        options.config_dir.empty() ? data_dir_ : options.config_dir,
+                                        "test.yaml");
   if (!outcome.ok()) {
     std::string message = "test config is invalid:";
     for (const auto& issue : outcome.issues) message += "\n  " + config::FormatIssue(issue);
     throw std::runtime_error(message);
   }
+  auto config = std::make_shared<const config::AppConfig>(*outcome.config);
   app::ApplicationOptions app_options;
   app_options.settings.port = 0;
   app_options.settings.data_dir = data_dir_.string();
@@ -34,7 +111,11 @@ TestApp::TestApp(TestAppOptions options) {
   app_options.settings.rate_limit_disabled = true;
   if (options.tune_settings) options.tune_settings(app_options.settings);
   app_options.config = std::move(*outcome.config);
-  app_options.extra_routes = std::move(options.extra_routes);
+  app_options.extra_routes = [extra = std::move(options.extra_routes), config](
+                                 http::Router& router, db::Database& database) -> Status {
+    if (extra) CAIRN_TRY(extra(router, database));
+    return AddDocumentsRoute(router, config);
+  };
   app_options.tune_server = std::move(options.tune_server);
   app_options.rate_limit_now_ms = std::move(options.rate_limit_now_ms);
   app_options.storage_now_seconds = std::move(options.storage_now_seconds);
@@ -47,9 +128,18 @@ TestApp::TestApp(TestAppOptions options) {
                              started.error().detail);
   }
   app_ = std::move(started).value();
+  if (options.check_responses) {
+    response_check_ = std::make_shared<ResponseCheck>(port());
+    SetResponseObserver(
+        port(), [check = response_check_](const std::string& method, const std::string& target,
+                                          const HttpResult& result) {
+          check->Observe(method, target, result);
+        });
+  }
 }
 
 TestApp::~TestApp() {
+  if (response_check_) SetResponseObserver(response_check_->port(), nullptr);
   if (app_) app_->Shutdown();
 }
 

@@ -17,6 +17,8 @@ class TestApp;
 
 struct TestAppOptions {
   std::string config_yaml;
+  // Where the config's `$ref` includes resolve; empty: the app's data directory.
+  std::filesystem::path config_dir;
   std::function<Status(http::Router&, db::Database&)> extra_routes;
   std::function<void(http::ServerOptions&)> tune_server;
   // Adjusts operator settings before start. Rate limits start disabled in tests (sign-in tests
@@ -37,7 +39,17 @@ struct TestAppOptions {
   std::function<std::int64_t()> analytics_now_ms;
   // Called by the request that runs an image transform, before it runs.
   std::function<void(std::string_view key)> before_transform;
+  // Every answer a test's HttpClient gets is checked against the app's OpenAPI documents (the
+  // schema they give for that route and status); a mismatch fails the test. Off only for a test
+  // that sends what no route expects on purpose and cannot avoid it.
+  bool check_responses = true;
 };
+
+// The path of the test-only route that serves the app's generated documents to the response
+// check without a session: {"app": …, "auth": …}.
+inline constexpr const char* kTestDocumentsPath = "/__test/openapi";
+
+class ResponseCheck;
 
 class TestApp {
  public:
@@ -57,6 +69,7 @@ class TestApp {
   std::string database_url_;                // empty on SQLite: <data_dir_>/cairn.db
   std::unique_ptr<TestDatabase> database_;  // null when sharing another app's
   std::unique_ptr<app::Application> app_;
+  std::shared_ptr<ResponseCheck> response_check_;  // null when check_responses is off
 };
 
 // A minimal valid config used where the config does not matter.

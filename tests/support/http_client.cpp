@@ -1,6 +1,8 @@
 #include "http_client.hpp"
 
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 
 #include <sys/socket.h>
@@ -120,9 +122,35 @@ HttpResult HttpClient::Request(const std::string& method, const std::string& tar
       beast::error_code ignored;
       impl_->stream.socket().close(ignored);
     }
+    if (auto observer = ObserverOf(impl_->port)) observer(method, target, result);
     return result;
   }
   throw std::runtime_error("unreachable");
+}
+
+namespace {
+
+std::mutex observers_mutex;
+std::map<std::uint16_t, ResponseObserver>& Observers() {
+  static std::map<std::uint16_t, ResponseObserver> observers;
+  return observers;
+}
+
+}  // namespace
+
+void SetResponseObserver(std::uint16_t port, ResponseObserver observer) {
+  std::lock_guard lock(observers_mutex);
+  if (observer) {
+    Observers()[port] = std::move(observer);
+  } else {
+    Observers().erase(port);
+  }
+}
+
+ResponseObserver ObserverOf(std::uint16_t port) {
+  std::lock_guard lock(observers_mutex);
+  const auto found = Observers().find(port);
+  return found == Observers().end() ? ResponseObserver() : found->second;
 }
 
 HttpResult HttpClient::PostJson(const std::string& target, const std::string& json,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -45,6 +46,13 @@ class HttpClient {
   struct Impl;
   Impl* impl_;
 };
+
+// Called with every answer an HttpClient gets from the server on `port` (TestApp checks each
+// against the server's OpenAPI document); an empty observer removes it.
+using ResponseObserver = std::function<void(const std::string& method, const std::string& target,
+                                            const HttpResult& result)>;
+void SetResponseObserver(std::uint16_t port, ResponseObserver observer);
+ResponseObserver ObserverOf(std::uint16_t port);
 
 // Sends `bytes` on a fresh connection, half-closes after `close_after_send`, and returns
 // everything the server wrote until it closed or `timeout_ms` passed.

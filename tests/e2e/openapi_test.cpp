@@ -1,0 +1,362 @@
+// The OpenAPI documents (D52, interface.md "OpenAPI documents"): who may read them, that their
+// operations are exactly the router's routes, that record shapes come from the field codecs,
+// that answers match them, and that they pass an OpenAPI 3.1 validator and give a TypeScript
+// client that compiles (tests/node/openapi_check.mjs).
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include "e2e/auth_test_support.hpp"
+#include "support/node_process.hpp"
+#include "support/openapi_conformance.hpp"
+
+namespace cairn::test {
+namespace {
+
+constexpr const char* kAdminEmail = "admin@example.com";
+constexpr const char* kAdminPassword = "admin password 1";
+constexpr const char* kRoutesPath = "/test/routes";
+
+constexpr const char* kConfig = R"(
+name: openapi-app
+version: 2.1.0
+tables:
+  - name: Tasks
+    fields:
+      - name: title
+        type: single-line-text
+        required: true
+      - name: priority
+        type: integer
+        min: 1
+        max: 5
+      - name: done
+        type: checkbox
+      - name: due
+        type: date
+  - name: projects
+    fields:
+      - name: name
+        type: single-line-text
+auth:
+  strategies:
+    - type: emailAndPassword
+)";
+
+// Every route of the table the request was routed by: "GET /api/tables/{tableId}".
+Status AddRoutesListing(http::Router& router, db::Database&) {
+  http::RouteSpec spec;
+  spec.method = "GET";
+  spec.pattern = kRoutesPath;
+  return router.Add({std::move(spec), [](http::Request& request) -> Result<http::Response> {
+                       boost::json::array routes;
+                       for (const http::Route* route : request.router->Routes()) {
+                         routes.emplace_back(route->spec.method + " " + route->spec.pattern);
+                       }
+                       return http::Response::Json(200, routes);
+                     }});
+}
+
+TestAppOptions Options(const std::string& config = kConfig) {
+  TestAppOptions options = AuthAppOptionsWithConfig(config, kAdminEmail, kAdminPassword);
+  options.extra_routes = AddRoutesListing;
+  return options;
+}
+
+class OpenApiTest : public ::testing::Test {
+ protected:
+  OpenApiTest() : app_(Options()) {
+    admin_ = app_.SignInOk(kAdminEmail, kAdminPassword);
+    member_ = app_.NewAccount("member@example.com");
+  }
+
+  boost::json::value Document(const std::string& path) {
+    HttpResult result = app_.GetAs(admin_.token, path);
+    EXPECT_EQ(result.status, 200) << result.body;
+    return result.Json();
+  }
+
+  AuthApp app_;
+  Account admin_;
+  Account member_;
+};
+
+TEST_F(OpenApiTest, AccessTableOfTheSpec) {
+  for (const std::string path : {"/api/openapi.json", "/api/auth/openapi.json", "/api/scalar"}) {
+    SCOPED_TRACE(path);
+    HttpResult anonymous = app_.Client().Get(path);
+    EXPECT_EQ(anonymous.status, 401);
+    EXPECT_EQ(anonymous.Json().at("code"), "UNAUTHORIZED");
+    HttpResult member = app_.GetAs(member_.token, path);
+    EXPECT_EQ(member.status, 404);
+    EXPECT_EQ(member.Json().at("code"), "NOT_FOUND");
+    HttpResult admin = app_.GetAs(admin_.token, path);
+    EXPECT_EQ(admin.status, 200);
+    // The session cookie works as well as Bearer (the explorer sends the cookie).
+    EXPECT_EQ(app_.GetWithCookie(admin_.cookie_value, path).status, 200);
+  }
+  EXPECT_EQ(app_.GetAs(admin_.token, "/api/openapi.json").Json().at("openapi"), "3.1.0");
+}
+
+TEST(OpenApiWithoutAuth, RoutesAreNotRegistered) {
+  TestAppOptions options;
+  options.config_yaml = kMinimalConfig;
+  TestApp app(std::move(options));
+  HttpClient client = app.Client();
+  for (const std::string path :
+       {"/api/openapi.json", "/api/auth/openapi.json", "/api/scalar", "/api/scalar/init.js"}) {
+    SCOPED_TRACE(path);
+    HttpResult result = client.Get(path);
+    EXPECT_EQ(result.status, 404);
+    EXPECT_EQ(result.Json().at("code"), "NOT_FOUND");
+  }
+}
+
+TEST_F(OpenApiTest, CachedWithAnETag) {
+  HttpResult first = app_.GetAs(admin_.token, "/api/openapi.json");
+  ASSERT_EQ(first.status, 200);
+  const std::string etag = first.Header("etag");
+  ASSERT_FALSE(etag.empty());
+  HttpResult again = app_.GetAs(admin_.token, "/api/openapi.json");
+  EXPECT_EQ(again.Header("etag"), etag);
+  EXPECT_EQ(again.body, first.body);
+  Headers headers = BearerHeader(admin_.token);
+  headers.emplace_back("If-None-Match", etag);
+  HttpResult unchanged = app_.Client().Get("/api/openapi.json", headers);
+  EXPECT_EQ(unchanged.status, 304);
+  EXPECT_TRUE(unchanged.body.empty());
+  // The other document has its own tag.
+  Headers other = BearerHeader(admin_.token);
+  other.emplace_back("If-None-Match", etag);
+  EXPECT_EQ(app_.Client().Get("/api/auth/openapi.json", other).status, 200);
+  // Still admin only, ETag or not.
+  Headers member = BearerHeader(member_.token);
+  member.emplace_back("If-None-Match", etag);
+  EXPECT_EQ(app_.Client().Get("/api/openapi.json", member).status, 404);
+}
+
+// The operations of both documents are exactly the router's routes: a route under
+// /api/tables/{tableId} once per table (by slug), every other route once.
+TEST_F(OpenApiTest, OperationsAreTheRouteSet) {
+  std::set<std::string> routes;
+  HttpResult listing = app_.Client().Get(kRoutesPath);
+  ASSERT_EQ(listing.status, 200);
+  const boost::json::value route_list = listing.Json();
+  for (const auto& entry : route_list.as_array()) {
+    std::string route(entry.as_string());
+    std::size_t rest = route.find("...}");
+    while (rest != std::string::npos) {
+      route.erase(rest, 3);
+      rest = route.find("...}");
+    }
+    const std::string table_prefix = "/api/tables/{tableId}";
+    const std::size_t at = route.find(table_prefix);
+    if (at == std::string::npos) {
+      routes.insert(route);
+      continue;
+    }
+    for (const std::string slug : {"tasks", "projects"}) {
+      routes.insert(route.substr(0, at) + "/api/tables/" + slug +
+                    route.substr(at + table_prefix.size()));
+    }
+  }
+  std::set<std::string> operations;
+  std::set<std::string> ids;
+  std::size_t operation_count = 0;
+  for (const std::string document : {"/api/openapi.json", "/api/auth/openapi.json"}) {
+    const boost::json::value doc = Document(document);
+    for (const auto& [path, item] : doc.at("paths").as_object()) {
+      for (const auto& [method, operation] : item.as_object()) {
+        if (method.starts_with("x-")) continue;
+        std::string upper(method);
+        for (char& c : upper) c = static_cast<char>(std::toupper(c));
+        operations.insert(upper + " " + std::string(path));
+        ++operation_count;
+        ids.insert(std::string(operation.at("operationId").as_string()));
+        // Only the auth surface is in the auth document.
+        EXPECT_EQ(std::string_view(path).starts_with("/api/auth/"),
+                  document == std::string("/api/auth/openapi.json"))
+            << path;
+      }
+    }
+  }
+  EXPECT_EQ(operations, routes);
+  EXPECT_EQ(operations.size(), operation_count);  // no operation twice
+  EXPECT_EQ(ids.size(), operation_count);         // operationIds are unique
+  EXPECT_TRUE(operations.contains("POST /api/tables/tasks/records"));
+  EXPECT_TRUE(operations.contains("GET /api/auth/openapi.json"));
+  // Organizations are off in this config: none of their routes is documented.
+  for (const std::string& operation : operations) {
+    EXPECT_EQ(operation.find("/api/auth/organization/"), std::string::npos) << operation;
+  }
+}
+
+// Record components are the field codecs' schemas: required fields, bounds, read-only stamps.
+TEST_F(OpenApiTest, TableRecordShapesComeFromTheCodecs) {
+  const boost::json::value doc = Document("/api/openapi.json");
+  const auto& schemas = doc.at("components").at("schemas");
+  const auto& create = schemas.at("TasksRecordCreate").at("properties").at("fields");
+  EXPECT_EQ(create.at("required"), boost::json::array{"title"});
+  const auto& priority = create.at("properties").at("priority");
+  EXPECT_EQ(priority.at("minimum").to_number<double>(), 1);
+  EXPECT_EQ(priority.at("maximum").to_number<double>(), 5);
+  EXPECT_FALSE(create.at("additionalProperties").as_bool());
+  EXPECT_TRUE(schemas.as_object().contains("ProjectsRecordList"));
+  const auto& list = doc.at("paths").at("/api/tables/tasks/records").at("get");
+  EXPECT_EQ(list.at("operationId"), "listRecordsTasks");
+  EXPECT_EQ(list.at("responses").at("200").at("content").at("application/json").at("schema"),
+            (boost::json::object{{"$ref", "#/components/schemas/TasksRecordList"}}));
+  // A table route's query parameters are shared by every table (components.parameters).
+  bool has_limit = false;
+  for (const auto& reference : list.at("parameters").as_array()) {
+    const std::string ref(reference.at("$ref").as_string());
+    const std::string prefix = "#/components/parameters/";
+    ASSERT_TRUE(ref.starts_with(prefix)) << ref;
+    const auto& parameter = doc.at("components").at("parameters").at(ref.substr(prefix.size()));
+    if (parameter.at("name") == "limit") {
+      has_limit = true;
+      EXPECT_EQ(parameter.at("schema").at("maximum").to_number<double>(), 1000);
+    }
+  }
+  EXPECT_TRUE(has_limit);
+  const auto& security = doc.at("components").at("securitySchemes");
+  EXPECT_EQ(security.at("bearerAuth").at("scheme"), "bearer");
+  EXPECT_EQ(security.at("sessionCookie").at("in"), "cookie");
+}
+
+// Answers of the records routes match the schema the document gives for their status.
+TEST_F(OpenApiTest, AnswersMatchTheDocument) {
+  OpenApiConformance conformance(
+      {Document("/api/openapi.json"), Document("/api/auth/openapi.json")});
+  HttpClient client = app_.Client();
+  const Headers bearer = BearerHeader(admin_.token);
+  const auto check = [&](const std::string& method, const std::string& target,
+                         const std::string& body, int expected) {
+    HttpResult result = client.Request(method, target, body, [&] {
+      Headers headers = bearer;
+      if (!body.empty()) {
+        headers.emplace_back("Content-Type", "application/json");
+      }
+      return headers;
+    }());
+    EXPECT_EQ(result.status, expected) << method << " " << target << " " << result.body;
+    EXPECT_EQ(conformance.Check(method, target, result.status, result.Header("content-type"),
+                                result.body),
+              "");
+    return result;
+  };
+  HttpResult created =
+      check("POST", "/api/tables/tasks/records",
+            R"({"fields":{"title":"Write","priority":3,"due":"2026-11-24"}})", 201);
+  const std::string id(created.Json().at("id").as_string());
+  check("GET", "/api/tables/tasks/records/" + id, "", 200);
+  check("GET", "/api/tables/Tasks/records?filter=%7B%22priority%22%3A3%7D&limit=5", "", 200);
+  check("PATCH", "/api/tables/1/records/" + id, R"({"fields":{"done":true}})", 200);
+  check("POST", "/api/tables/tasks/records", R"({"fields":{"priority":9}})", 400);
+  check("GET", "/api/tables/tasks/records/999999", "", 404);
+  check("GET", "/api/tables/tasks/records/" + id + "/history", "", 200);
+  check("DELETE", "/api/tables/tasks/records/" + id, "", 204);
+  check("GET", "/api/tables/tasks/trash", "", 200);
+  check("GET", "/api/auth/get-session", "", 200);
+  EXPECT_GE(conformance.validated(), 9u);
+
+  // The check can fail: a body that is not what the document says is reported.
+  EXPECT_NE(conformance.Check("GET", "/api/tables/tasks/records/" + id, 200, "application/json",
+                              R"({"id":7})"),
+            "");
+}
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A valid config, with an `auth` section added when it has none (the documents exist only with
+// auth).
+std::string WithAuth(const std::filesystem::path& file) {
+  std::string text = ReadFile(file);
+  if (file.extension() == ".json") {
+    boost::json::value document = boost::json::parse(text);
+    if (!document.as_object().contains("auth")) {
+      document.as_object()["auth"] =
+          boost::json::parse(R"({"strategies":[{"type":"emailAndPassword"}]})");
+    }
+    return boost::json::serialize(document);
+  }
+  if (text.find("\nauth:") == std::string::npos) {
+    text += "\nauth:\n  strategies:\n    - type: emailAndPassword\n";
+  }
+  return text;
+}
+
+// Both documents of examples/app.yaml, of every valid config fixture and of this suite's config
+// pass @readme/openapi-parser's OpenAPI 3.1 validation, and openapi-typescript's client of each
+// compiles with tsc --noEmit.
+TEST(OpenApiValidity, DocumentsValidateAndGiveAClientThatCompiles) {
+  for (const std::string package : {"@readme/openapi-parser", "openapi-typescript", "typescript"}) {
+    const std::string missing = NodeProcess::Missing(package);
+    if (missing.starts_with("node is not installed")) GTEST_SKIP() << missing;
+    ASSERT_EQ(missing, "") << "run: npm ci --prefix tests/node";
+  }
+  const std::filesystem::path source = CAIRN_SOURCE_DIR;
+  std::vector<std::filesystem::path> configs = {source / "examples/app.yaml"};
+  for (const auto& entry :
+       std::filesystem::directory_iterator(source / "tests/fixtures/configs/valid")) {
+    if (entry.is_regular_file()) configs.push_back(entry.path());
+  }
+  std::sort(configs.begin(), configs.end());
+  const std::filesystem::path out =
+      std::filesystem::temp_directory_path() / ("cairn-openapi-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(out);
+  std::vector<std::string> names;
+  int index = 0;
+  const auto save = [&](AuthApp& app, const std::string& stem) {
+    const Account admin = app.SignInOk(kAdminEmail, kAdminPassword);
+    for (const std::string kind : {"app", "auth"}) {
+      const std::string path = kind == "app" ? "/api/openapi.json" : "/api/auth/openapi.json";
+      HttpResult result = app.GetAs(admin.token, path);
+      ASSERT_EQ(result.status, 200) << stem << " " << result.body;
+      const std::string name = kind + "_" + stem + ".json";
+      std::ofstream(out / name) << result.body;
+      names.push_back(name);
+    }
+  };
+  for (const auto& config : configs) {
+    SCOPED_TRACE(config.string());
+    TestAppOptions options =
+        AuthAppOptionsWithConfig(WithAuth(config), kAdminEmail, kAdminPassword);
+    options.config_dir = config.parent_path();
+    // OAuth providers of a config need credentials to start (never used here).
+    auto tune = std::move(options.tune_settings);
+    options.tune_settings = [tune](app::Settings& settings) {
+      tune(settings);
+      settings.env = [](const char* name) -> std::optional<std::string> {
+        const std::string_view key = name;
+        if (key.ends_with("_CLIENT_ID") || key.ends_with("_CLIENT_SECRET")) return "test-value";
+        return std::nullopt;
+      };
+    };
+    AuthApp app(std::move(options));
+    save(app, "config" + std::to_string(index++));
+  }
+  {
+    AuthApp app(Options());
+    save(app, "suite");
+  }
+  std::vector<std::string> args = {out.string()};
+  args.insert(args.end(), names.begin(), names.end());
+  NodeProcess check("openapi_check.mjs", args);
+  const std::string verdict = check.ReadLine(180'000);
+  EXPECT_EQ(verdict, "ok") << "documents in " << out;
+  if (verdict == "ok") std::filesystem::remove_all(out);
+}
+
+}  // namespace
+}  // namespace cairn::test
