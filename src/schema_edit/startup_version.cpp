@@ -59,6 +59,9 @@ Result<StartupVersion> StartVersions(db::Database& database, config::AppConfig f
     if (file_wins) {
       result.config = file;
       if (active_version) {
+        // A changed file is published like a draft (D51): what it no longer has is kept for
+        // prune, unless CAIRN_ALLOW_DESTRUCTIVE drops it now.
+        migrate.defer_removals = !options.allow_destructive;
         CAIRN_ASSIGN_OR_RETURN(const config::AppConfig before, ConfigOf(*active_version));
         Renames renames = RenamesBetween(before, file);
         migrate.table_renames = std::move(renames.tables);
