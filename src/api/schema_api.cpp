@@ -71,11 +71,11 @@ boost::json::object VersionInfoJson(const schema_edit::VersionInfo& info) {
 boost::json::array DeferredJson(const std::vector<schema::DeferredDrop>& drops) {
   boost::json::array out;
   for (const auto& drop : drops) {
-    out.push_back({{"name", drop.label},
-                   {"kind", drop.kind},
-                   {"table", drop.table},
-                   {"column", drop.column.empty() ? boost::json::value()
-                                                  : boost::json::value(drop.column)}});
+    out.push_back(
+        {{"name", drop.label},
+         {"kind", drop.kind},
+         {"table", drop.table},
+         {"column", drop.column.empty() ? boost::json::value() : boost::json::value(drop.column)}});
   }
   return out;
 }
@@ -131,8 +131,7 @@ boost::json::value* FindNamed(boost::json::array& items, std::string_view key,
 }
 
 Error NotInDraft(std::string_view what, std::string_view name) {
-  return Error::NotFound(std::string(what) + " \"" + std::string(name) +
-                         "\" is not in the draft");
+  return Error::NotFound(std::string(what) + " \"" + std::string(name) + "\" is not in the draft");
 }
 
 // RFC 7386 merge patch (null removes a member).
@@ -217,38 +216,35 @@ Status AddCollectionRoutes(http::Router& router, SchemaEditor& editor, Collectio
        [&editor, shared](Request& request) -> Result<Response> {
          CAIRN_ASSIGN_OR_RETURN(const std::string user, AdminId(request));
          const auto edit = [&](boost::json::object& draft) -> Status {
-                              CAIRN_ASSIGN_OR_RETURN(boost::json::array * items,
-                                                     shared->array(draft, request));
-                              const auto* name = request.json->as_object().if_contains(shared->key);
-                              if (name == nullptr || !name->is_string()) {
-                                return Error::Validation(
-                                    "The " + shared->what + " is invalid",
-                                    {{shared->key, "is required and must be a string"}});
-                              }
-                              if (FindNamed(*items, shared->key, name->as_string()) != nullptr) {
-                                return Error::Conflict("The draft already has a " + shared->what +
-                                                       " \"" + std::string(name->as_string()) +
-                                                       "\"");
-                              }
-                              items->push_back(*request.json);
-                              return {};
-                            };
+           CAIRN_ASSIGN_OR_RETURN(boost::json::array * items, shared->array(draft, request));
+           const auto* name = request.json->as_object().if_contains(shared->key);
+           if (name == nullptr || !name->is_string()) {
+             return Error::Validation("The " + shared->what + " is invalid",
+                                      {{shared->key, "is required and must be a string"}});
+           }
+           if (FindNamed(*items, shared->key, name->as_string()) != nullptr) {
+             return Error::Conflict("The draft already has a " + shared->what + " \"" +
+                                    std::string(name->as_string()) + "\"");
+           }
+           items->push_back(*request.json);
+           return {};
+         };
          CAIRN_ASSIGN_OR_RETURN(auto view, editor.EditDraft(edit, user));
          return DraftResponse(view);
        }}));
   if (shared->key == "name") {
-    CAIRN_TRY(router.Add(
-        {Spec("GET", item_path, "Get a " + shared->what + " of the draft"),
-         [&editor, shared](Request& request) -> Result<Response> {
-           CAIRN_TRY(RequireAdmin(request));
-           CAIRN_ASSIGN_OR_RETURN(auto view, editor.GetDraft());
-           boost::json::object draft = view.draft.snapshot.as_object();
-           CAIRN_ASSIGN_OR_RETURN(boost::json::array * items, shared->array(draft, request));
-           const std::string_view name = request.PathParam(shared->item_param);
-           const boost::json::value* item = FindNamed(*items, shared->key, name);
-           if (item == nullptr) return NotInDraft(shared->what, name);
-           return Response::Json(200, *item);
-         }}));
+    CAIRN_TRY(router.Add({Spec("GET", item_path, "Get a " + shared->what + " of the draft"),
+                          [&editor, shared](Request& request) -> Result<Response> {
+                            CAIRN_TRY(RequireAdmin(request));
+                            CAIRN_ASSIGN_OR_RETURN(auto view, editor.GetDraft());
+                            boost::json::object draft = view.draft.snapshot.as_object();
+                            CAIRN_ASSIGN_OR_RETURN(boost::json::array * items,
+                                                   shared->array(draft, request));
+                            const std::string_view name = request.PathParam(shared->item_param);
+                            const boost::json::value* item = FindNamed(*items, shared->key, name);
+                            if (item == nullptr) return NotInDraft(shared->what, name);
+                            return Response::Json(200, *item);
+                          }}));
   }
   CAIRN_TRY(router.Add(
       {Spec("PATCH", item_path,
@@ -257,41 +253,39 @@ Status AddCollectionRoutes(http::Router& router, SchemaEditor& editor, Collectio
        [&editor, shared](Request& request) -> Result<Response> {
          CAIRN_ASSIGN_OR_RETURN(const std::string user, AdminId(request));
          const auto edit = [&](boost::json::object& draft) -> Status {
-                              CAIRN_ASSIGN_OR_RETURN(boost::json::array * items,
-                                                     shared->array(draft, request));
-                              const std::string_view name = request.PathParam(shared->item_param);
-                              boost::json::value* item = FindNamed(*items, shared->key, name);
-                              if (item == nullptr) return NotInDraft(shared->what, name);
-                              MergePatch(*item, *request.json);
-                              return {};
-                            };
+           CAIRN_ASSIGN_OR_RETURN(boost::json::array * items, shared->array(draft, request));
+           const std::string_view name = request.PathParam(shared->item_param);
+           boost::json::value* item = FindNamed(*items, shared->key, name);
+           if (item == nullptr) return NotInDraft(shared->what, name);
+           MergePatch(*item, *request.json);
+           return {};
+         };
          CAIRN_ASSIGN_OR_RETURN(auto view, editor.EditDraft(edit, user));
          return DraftResponse(view);
        }}));
-  return router.Add(
-      {Spec("DELETE", item_path, "Remove a " + shared->what + " from the draft"),
-       [&editor, shared](Request& request) -> Result<Response> {
-         CAIRN_ASSIGN_OR_RETURN(const std::string user, AdminId(request));
-         const auto edit = [&](boost::json::object& draft) -> Status {
-                              CAIRN_ASSIGN_OR_RETURN(boost::json::array * items,
-                                                     shared->array(draft, request));
-                              const std::string_view name = request.PathParam(shared->item_param);
-                              for (auto it = items->begin(); it != items->end(); ++it) {
-                                if (!NameIs(*it, shared->key, name)) continue;
-                                items->erase(it);
-                                return {};
-                              }
-                              return NotInDraft(shared->what, name);
-                            };
-         CAIRN_ASSIGN_OR_RETURN(auto view, editor.EditDraft(edit, user));
-         return DraftResponse(view);
-       }});
+  return router.Add({Spec("DELETE", item_path, "Remove a " + shared->what + " from the draft"),
+                     [&editor, shared](Request& request) -> Result<Response> {
+                       CAIRN_ASSIGN_OR_RETURN(const std::string user, AdminId(request));
+                       const auto edit = [&](boost::json::object& draft) -> Status {
+                         CAIRN_ASSIGN_OR_RETURN(boost::json::array * items,
+                                                shared->array(draft, request));
+                         const std::string_view name = request.PathParam(shared->item_param);
+                         for (auto it = items->begin(); it != items->end(); ++it) {
+                           if (!NameIs(*it, shared->key, name)) continue;
+                           items->erase(it);
+                           return {};
+                         }
+                         return NotInDraft(shared->what, name);
+                       };
+                       CAIRN_ASSIGN_OR_RETURN(auto view, editor.EditDraft(edit, user));
+                       return DraftResponse(view);
+                     }});
 }
 
 // The other top-level keys: read, replace, merge-patch or remove one key of the draft.
-constexpr std::string_view kDraftKeys[] = {"pages",      "theme",   "languages", "components",
-                                           "analytics",  "buckets", "forms",     "automations",
-                                           "connections"};
+constexpr std::string_view kDraftKeys[] = {"pages",      "theme",       "languages",
+                                           "components", "analytics",   "buckets",
+                                           "forms",      "automations", "connections"};
 
 Status AddKeyRoutes(http::Router& router, SchemaEditor& editor, std::string key) {
   const std::string path = "/draft/" + key;
@@ -300,22 +294,21 @@ Status AddKeyRoutes(http::Router& router, SchemaEditor& editor, std::string key)
                           CAIRN_TRY(RequireAdmin(request));
                           CAIRN_ASSIGN_OR_RETURN(auto view, editor.GetDraft());
                           const auto* value = view.draft.snapshot.as_object().if_contains(key);
-                          return Response::Json(200, {{"key", key},
-                                                      {"value", value != nullptr
-                                                                    ? *value
-                                                                    : boost::json::value()}});
+                          return Response::Json(
+                              200, {{"key", key},
+                                    {"value", value != nullptr ? *value : boost::json::value()}});
                         }}));
   const auto edit = [&editor, key](bool merge) {
     return [&editor, key, merge](Request& request) -> Result<Response> {
       CAIRN_ASSIGN_OR_RETURN(const std::string user, AdminId(request));
       const auto edit = [&](boost::json::object& draft) -> Status {
-                                              if (merge) {
-                                                MergePatch(draft[key], *request.json);
-                                              } else {
-                                                draft[key] = *request.json;
-                                              }
-                                              return {};
-                                            };
+        if (merge) {
+          MergePatch(draft[key], *request.json);
+        } else {
+          draft[key] = *request.json;
+        }
+        return {};
+      };
       CAIRN_ASSIGN_OR_RETURN(auto view, editor.EditDraft(edit, user));
       return DraftResponse(view);
     };
@@ -323,16 +316,16 @@ Status AddKeyRoutes(http::Router& router, SchemaEditor& editor, std::string key)
   CAIRN_TRY(router.Add(
       {Spec("POST", path, "Set `" + key + "` of the draft (the body is the new value)", kAnyBody),
        edit(false)}));
-  CAIRN_TRY(router.Add({Spec("PATCH", path,
-                             "Change `" + key + "` of the draft (JSON merge patch)", kObjectBody),
-                        edit(true)}));
+  CAIRN_TRY(router.Add(
+      {Spec("PATCH", path, "Change `" + key + "` of the draft (JSON merge patch)", kObjectBody),
+       edit(true)}));
   return router.Add({Spec("DELETE", path, "Remove `" + key + "` from the draft"),
                      [&editor, key](Request& request) -> Result<Response> {
                        CAIRN_ASSIGN_OR_RETURN(const std::string user, AdminId(request));
                        const auto edit = [&](boost::json::object& draft) -> Status {
-                                                    draft.erase(key);
-                                                    return {};
-                                                  };
+                         draft.erase(key);
+                         return {};
+                       };
                        CAIRN_ASSIGN_OR_RETURN(auto view, editor.EditDraft(edit, user));
                        return DraftResponse(view);
                      }});
@@ -377,16 +370,17 @@ Status AddSchemaRoutes(http::Router& router, SchemaEditor& editor) {
                           CAIRN_ASSIGN_OR_RETURN(auto view, editor.GetDraft());
                           return DraftResponse(view);
                         }}));
-  CAIRN_TRY(router.Add(
-      {Spec("PUT", "/draft", "Replace the working draft", kPutDraftBody),
-       [&editor](Request& request) -> Result<Response> {
-         CAIRN_ASSIGN_OR_RETURN(const std::string user, AdminId(request));
-         const boost::json::object& body = request.json->as_object();
-         std::optional<std::int64_t> base;
-         if (const auto* value = body.if_contains("baseVersion")) base = value->to_number<std::int64_t>();
-         CAIRN_ASSIGN_OR_RETURN(auto view, editor.PutDraft(body.at("snapshot"), base, user));
-         return DraftResponse(view);
-       }}));
+  CAIRN_TRY(router.Add({Spec("PUT", "/draft", "Replace the working draft", kPutDraftBody),
+                        [&editor](Request& request) -> Result<Response> {
+                          CAIRN_ASSIGN_OR_RETURN(const std::string user, AdminId(request));
+                          const boost::json::object& body = request.json->as_object();
+                          std::optional<std::int64_t> base;
+                          if (const auto* value = body.if_contains("baseVersion"))
+                            base = value->to_number<std::int64_t>();
+                          CAIRN_ASSIGN_OR_RETURN(auto view,
+                                                 editor.PutDraft(body.at("snapshot"), base, user));
+                          return DraftResponse(view);
+                        }}));
   CAIRN_TRY(router.Add({Spec("POST", "/draft/discard", "Discard the working draft"),
                         [&editor](Request& request) -> Result<Response> {
                           CAIRN_TRY(RequireAdmin(request));
@@ -419,16 +413,16 @@ Status AddSchemaRoutes(http::Router& router, SchemaEditor& editor) {
                           CAIRN_ASSIGN_OR_RETURN(auto view, editor.RebaseDraft(user));
                           return DraftResponse(view);
                         }}));
-  CAIRN_TRY(router.Add({Spec("GET", "/versions", "The published versions, newest first"),
-                        [&editor](Request& request) -> Result<Response> {
-                          CAIRN_TRY(RequireAdmin(request));
-                          CAIRN_ASSIGN_OR_RETURN(auto versions, editor.Versions());
-                          boost::json::array list;
-                          for (const auto& info : versions) list.push_back(VersionInfoJson(info));
-                          const std::int64_t active = versions.empty() ? 0 : versions[0].version;
-                          return Response::Json(
-                              200, {{"versions", std::move(list)}, {"activeVersion", active}});
-                        }}));
+  CAIRN_TRY(router.Add(
+      {Spec("GET", "/versions", "The published versions, newest first"),
+       [&editor](Request& request) -> Result<Response> {
+         CAIRN_TRY(RequireAdmin(request));
+         CAIRN_ASSIGN_OR_RETURN(auto versions, editor.Versions());
+         boost::json::array list;
+         for (const auto& info : versions) list.push_back(VersionInfoJson(info));
+         const std::int64_t active = versions.empty() ? 0 : versions[0].version;
+         return Response::Json(200, {{"versions", std::move(list)}, {"activeVersion", active}});
+       }}));
   auto version_spec = Spec("GET", "/versions/{version}", "A published version with its config");
   CAIRN_TRY(router.Add({std::move(version_spec), [&editor](Request& request) -> Result<Response> {
                           CAIRN_TRY(RequireAdmin(request));
@@ -466,8 +460,8 @@ Status AddSchemaRoutes(http::Router& router, SchemaEditor& editor) {
          return Response::Json(
              200, {{"pruned", DeferredJson(report.deferred)}, {"applied", std::move(applied)}});
        }}));
-  CAIRN_TRY(AddCollectionRoutes(router, editor,
-                                {"/draft/tables", "table", "name", &TablesOf, "table"}));
+  CAIRN_TRY(
+      AddCollectionRoutes(router, editor, {"/draft/tables", "table", "name", &TablesOf, "table"}));
   CAIRN_TRY(AddCollectionRoutes(
       router, editor, {"/draft/tables/{table}/fields", "field", "name", &FieldsOf, "field"}));
   CAIRN_TRY(AddCollectionRoutes(

@@ -19,7 +19,7 @@ namespace cairn::app {
 struct AppSnapshot {
   std::int64_t version = 0;  // the schema version; 0 when versions are not kept
   config::AppConfig config;
-  access::AccessIndex access;                        // every (table, role) answer of `config`
+  access::AccessIndex access;                       // every (table, role) answer of `config`
   std::unique_ptr<records::RecordService> records;  // with auth
   http::Router router;
 

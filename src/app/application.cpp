@@ -49,7 +49,7 @@ struct Application::Parts {
   // Versions, the draft, publishing (D51); null when the config came without its document.
   std::unique_ptr<schema_edit::SchemaEditor> schema_editor;
   std::unique_ptr<SchemaFollower> schema_follower;  // PostgreSQL: versions other nodes publish
-  std::unique_ptr<jobs::PurgeJob> purge;  // with auth: erasure and retention (D19a)
+  std::unique_ptr<jobs::PurgeJob> purge;            // with auth: erasure and retention (D19a)
   std::unique_ptr<jobs::Scheduler> purge_schedule;
   std::unique_ptr<http::Server> server;
   bool shut_down = false;
@@ -160,8 +160,7 @@ Result<schema_edit::StartupVersion> MigrateAtStartup(Application::Parts& parts) 
   schema_edit::StartupVersion start;
   start.config = parts.options.config;
   CAIRN_TRY(database.Transaction(db::Access::kSchema, [&](db::Connection& connection) -> Status {
-    CAIRN_ASSIGN_OR_RETURN(const schema::SchemaModel model,
-                           schema::BuildSchemaModel(start.config));
+    CAIRN_ASSIGN_OR_RETURN(const schema::SchemaModel model, schema::BuildSchemaModel(start.config));
     CAIRN_ASSIGN_OR_RETURN(start.migration, schema::Migrate(connection, model, migrate_options));
     return schema_edit::RecordMigrationEvent(connection, start.migration, 0);
   }));

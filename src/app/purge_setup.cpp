@@ -25,11 +25,11 @@ std::vector<auth::AccountErasureHook> AccountErasureHooks(ServedConfig served) {
   std::vector<auth::AccountErasureHook> hooks;
   hooks.emplace_back(&records::ForgetCommentAuthor);
   hooks.emplace_back(&auth::ForgetOrganizationMember);
-  hooks.emplace_back([served = std::move(served)](db::Connection& connection,
-                                                  std::string_view user_id) {
-    const std::shared_ptr<const config::AppConfig> config = served();
-    return records::ForgetRecordAuthor(connection, *config, user_id);
-  });
+  hooks.emplace_back(
+      [served = std::move(served)](db::Connection& connection, std::string_view user_id) {
+        const std::shared_ptr<const config::AppConfig> config = served();
+        return records::ForgetRecordAuthor(connection, *config, user_id);
+      });
   return hooks;
 }
 

@@ -12,7 +12,9 @@ PurgeJob::PurgeJob(db::Database& database, auth::AuthService& auth, records::Rec
                    const config::AppConfig& config, std::optional<int> retention_days)
     : PurgeJob(
           database, auth,
-          [records, &config] { return PurgeTables{nullptr, records, &config}; },
+          [records, &config] {
+            return PurgeTables{nullptr, records, &config};
+          },
           retention_days) {}
 
 PurgeJob::PurgeJob(db::Database& database, auth::AuthService& auth, PurgeTablesSource tables,

@@ -159,9 +159,10 @@ Status ApplyRenames(db::Connection& connection, const db::LiveSchema& live,
     CAIRN_TRY(step("ALTER TABLE " + Q(rename.from) + " RENAME TO " + Q(rename.to),
                    "rename table " + Q(rename.from) + " to " + Q(rename.to)));
     if (!bookkeeping) continue;
-    CAIRN_TRY(connection.Execute("UPDATE \"_cairn_tables\" SET \"name\" = ?, \"label\" = ? "
-                                 "WHERE \"name\" = ?",
-                                 {rename.to, rename.to, rename.from}));
+    CAIRN_TRY(
+        connection.Execute("UPDATE \"_cairn_tables\" SET \"name\" = ?, \"label\" = ? "
+                           "WHERE \"name\" = ?",
+                           {rename.to, rename.to, rename.from}));
     CAIRN_TRY(connection.Execute(
         "UPDATE \"_cairn_columns\" SET \"table_name\" = ? WHERE \"table_name\" = ?",
         {rename.to, rename.from}));
@@ -181,9 +182,10 @@ Status ApplyRenames(db::Connection& connection, const db::LiveSchema& live,
                    "rename column " + Q(rename.from) + " of table " + Q(rename.table) + " to " +
                        Q(rename.to)));
     if (!bookkeeping) continue;
-    CAIRN_TRY(connection.Execute("UPDATE \"_cairn_columns\" SET \"column_name\" = ? "
-                                 "WHERE \"table_name\" = ? AND \"column_name\" = ?",
-                                 {rename.to, rename.table, rename.from}));
+    CAIRN_TRY(
+        connection.Execute("UPDATE \"_cairn_columns\" SET \"column_name\" = ? "
+                           "WHERE \"table_name\" = ? AND \"column_name\" = ?",
+                           {rename.to, rename.table, rename.from}));
   }
   return {};
 }
@@ -195,17 +197,16 @@ Status CheckRetypeIsEmpty(db::Connection& connection, const SchemaModel& model,
   const bool has_id = table != nullptr && table->kind == TableKind::kTable;
   std::optional<std::int64_t> record;
   bool found = false;
-  CAIRN_TRY(connection.Execute(
-      "SELECT " + std::string(has_id ? "\"id\"" : "1") + " FROM " + Q(change.physical_table) +
-          " WHERE " + Q(change.column) + " IS NOT NULL" + (has_id ? " ORDER BY \"id\"" : "") +
-          " LIMIT 1",
-      {}, [&](const db::Row& row) {
-        found = true;
-        if (has_id) record = row.GetInt64(0);
-      }));
+  CAIRN_TRY(connection.Execute("SELECT " + std::string(has_id ? "\"id\"" : "1") + " FROM " +
+                                   Q(change.physical_table) + " WHERE " + Q(change.column) +
+                                   " IS NOT NULL" + (has_id ? " ORDER BY \"id\"" : "") + " LIMIT 1",
+                               {}, [&](const db::Row& row) {
+                                 found = true;
+                                 if (has_id) record = row.GetInt64(0);
+                               }));
   if (!found) return {};
-  std::string message = "field " + Q(change.column) + " of table " + Q(change.table) +
-                        " cannot change its type: ";
+  std::string message =
+      "field " + Q(change.column) + " of table " + Q(change.table) + " cannot change its type: ";
   message += record ? "record " + std::to_string(*record) + " holds a value" : "rows hold values";
   message += " that cannot be converted; clear the field first or add a new field instead";
   Error error = Error::Validation(message, {{change.table + "." + change.column, message}});
@@ -297,8 +298,7 @@ Result<MigrationReport> Migrate(db::Connection& connection, const SchemaModel& m
         continue;
       }
       managed.deferred.insert({change.physical_table, change.column});
-      added.push_back({change.physical_table, change.column,
-                       std::string(DeferredKind(change.kind)),
+      added.push_back({change.physical_table, change.column, std::string(DeferredKind(change.kind)),
                        change.column.empty() ? change.table : change.table + "." + change.column});
     }
     // Planned again: the removals are now kept, and an emptied column may change its type.

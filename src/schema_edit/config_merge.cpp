@@ -45,7 +45,7 @@ boost::json::value MergeTables(const boost::json::value& base, const boost::json
       merged.push_back(table);  // untouched by the draft
     } else if (in_draft != nullptr) {
       merged.push_back(*in_draft);  // the draft's edit wins
-    }  // removed by the draft: stays removed
+    }                               // removed by the draft: stays removed
   }
   for (const auto& table : draft.as_array()) {
     const std::string key = TableKey(table);

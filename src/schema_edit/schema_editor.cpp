@@ -128,7 +128,9 @@ Result<boost::json::value> SchemaEditor::Diff() {
     const auto* in_file = Member(file_document_, key);
     const auto* in_active = Member(active, key);
     if (key != "tables" || in_file == nullptr || in_active == nullptr) {
-      add(key, in_file == nullptr ? "onlyInActive" : in_active == nullptr ? "onlyInFile" : "changed");
+      add(key, in_file == nullptr     ? "onlyInActive"
+               : in_active == nullptr ? "onlyInFile"
+                                      : "changed");
       continue;
     }
     const auto file_tables = TablesOf(file_document_);
@@ -283,9 +285,9 @@ Result<PublishOutcome> SchemaEditor::Publish(const boost::json::value& snapshot,
                                              const std::string& user_id,
                                              const std::string& message) {
   if (message.size() > kMaxMessageLength) {
-    return Error::Validation("The message is too long",
-                             {{"message", "must be at most " + std::to_string(kMaxMessageLength) +
-                                              " characters"}});
+    return Error::Validation(
+        "The message is too long",
+        {{"message", "must be at most " + std::to_string(kMaxMessageLength) + " characters"}});
   }
   std::lock_guard lock(mutex_);
   CAIRN_ASSIGN_OR_RETURN(Candidate candidate, Check(snapshot, active_.document));
@@ -304,8 +306,7 @@ Result<PublishOutcome> SchemaEditor::Publish(const boost::json::value& snapshot,
     if (expected_base && *expected_base != outcome.previous_version) {
       Error error = Error::Conflict("The draft is stale: it is based on version " +
                                     std::to_string(*expected_base) + ", the active version is " +
-                                    std::to_string(outcome.previous_version) +
-                                    "; rebase it first");
+                                    std::to_string(outcome.previous_version) + "; rebase it first");
       error.reason = "STALE_DRAFT";
       return error;
     }
@@ -320,8 +321,8 @@ Result<PublishOutcome> SchemaEditor::Publish(const boost::json::value& snapshot,
     CAIRN_ASSIGN_OR_RETURN(outcome.migration, schema::Migrate(connection, model, options));
     outcome.version = outcome.previous_version + 1;
     Version version;
-    version.info = {outcome.version, std::string(source), restored_from, user_id,
-                    time::NowMillis(), message};
+    version.info = {outcome.version, std::string(source), restored_from,
+                    user_id,         time::NowMillis(),   message};
     version.snapshot = snapshot;
     CAIRN_TRY(InsertVersion(connection, version));
     if (expected_base) CAIRN_TRY(DeleteDraft(connection));

@@ -83,16 +83,16 @@ Result<std::optional<std::int64_t>> ReadActiveVersion(db::Connection& connection
 Result<std::optional<Version>> ReadVersion(db::Connection& connection, std::int64_t number) {
   std::optional<Version> version;
   std::string text;
-  CAIRN_TRY(connection.Execute(
-      "SELECT " + std::string(kInfoColumns) +
-          ", \"snapshot\" FROM \"_cairn_schema_versions\" WHERE \"version\" = ?",
-      {number}, [&](const db::Row& row) {
-        version = Version{ReadInfo(row, 0), {}};
-        text = std::string(row.GetText(6));
-      }));
+  CAIRN_TRY(
+      connection.Execute("SELECT " + std::string(kInfoColumns) +
+                             ", \"snapshot\" FROM \"_cairn_schema_versions\" WHERE \"version\" = ?",
+                         {number}, [&](const db::Row& row) {
+                           version = Version{ReadInfo(row, 0), {}};
+                           text = std::string(row.GetText(6));
+                         }));
   if (version) {
-      CAIRN_ASSIGN_OR_RETURN(version->snapshot, ParseStored(text));
-    }
+    CAIRN_ASSIGN_OR_RETURN(version->snapshot, ParseStored(text));
+  }
   return version;
 }
 
@@ -132,8 +132,8 @@ Result<std::optional<Draft>> ReadDraft(db::Connection& connection) {
         if (!row.IsNull(3)) draft->updated_by = std::string(row.GetText(3));
       }));
   if (draft) {
-      CAIRN_ASSIGN_OR_RETURN(draft->snapshot, ParseStored(text));
-    }
+    CAIRN_ASSIGN_OR_RETURN(draft->snapshot, ParseStored(text));
+  }
   return draft;
 }
 

@@ -1,7 +1,7 @@
 #include "schema_edit/yaml_export.hpp"
 
-#include <boost/json.hpp>
 #include <yaml-cpp/yaml.h>
+#include <boost/json.hpp>
 
 namespace cairn::schema_edit {
 namespace {

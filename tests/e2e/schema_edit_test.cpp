@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <thread>
@@ -258,9 +258,9 @@ TEST(SchemaEdit, DraftValidatePublishRestorePrune) {
   EXPECT_EQ(app.auth().Count("SELECT COUNT(*) FROM \"_cairn_activity\" WHERE \"action\" = ?",
                              {std::string("schema.publish")}),
             3);
-  const auto restore_entry = app.auth().Scalar(
-      "SELECT \"metadata\" FROM \"_cairn_activity\" WHERE \"action\" = ?",
-      {std::string("schema.restore")});
+  const auto restore_entry =
+      app.auth().Scalar("SELECT \"metadata\" FROM \"_cairn_activity\" WHERE \"action\" = ?",
+                        {std::string("schema.restore")});
   ASSERT_TRUE(restore_entry.has_value());
   const json::value metadata = json::parse(*restore_entry);
   EXPECT_EQ(metadata.at("version"), 4);
@@ -337,8 +337,8 @@ TEST(SchemaEdit, PublishesWhileRequestsStream) {
     const std::string token = app.admin();
     int n = 0;
     while (!done.load()) {
-      HttpResult write = app.Send("POST", kNotes, R"({"fields":{"title":"n)" +
-                                                       std::to_string(++n) + "\"}}");
+      HttpResult write =
+          app.Send("POST", kNotes, R"({"fields":{"title":"n)" + std::to_string(++n) + "\"}}");
       if (write.status != 201) failures.push_back(write.body);
       HttpResult read = app.Send("GET", kNotes + "?limit=5");
       if (read.status != 200) failures.push_back(read.body);
@@ -379,7 +379,8 @@ TEST(SchemaEdit, RestartKeepsTheActiveVersionAndAnEditedFileIsPublished) {
     restarted.app().app().Shutdown();
   }
   // The file changed: it wins, as a new version (source file).
-  TestAppOptions edited = Options(ConfigYaml("      - id: 9\n        name: due\n        type: date\n"));
+  TestAppOptions edited =
+      Options(ConfigYaml("      - id: 9\n        name: due\n        type: date\n"));
   edited.share_database_with = &first->app();
   SchemaApp after_edit(std::move(edited));
   json::value versions = after_edit.Ok("GET", kBase + "/versions");

@@ -77,8 +77,8 @@ const std::map<std::string, std::string> kEveryInertSetting = {
     {"STORAGE_TRANSFORM_CACHE_DIR", "/tmp/cache"},
     {"STORAGE_TRANSFORM_CACHE_MAX_SIZE", "100"},
     {"ECO_IMAGE_FORMAT", "webp"},
-    {"SCHEMA_EDIT_API_ENABLED", "true"},
     // Served settings: no notice.
+    {"SCHEMA_EDIT_API_ENABLED", "true"},  // with auth: the admin schema routes
     {"GOOGLE_CLIENT_ID", "id"},
     {"GOOGLE_CLIENT_SECRET", "secret"},
     {"MY_IDP_CLIENT_ID", "id"},
@@ -108,8 +108,7 @@ TEST(NotServed, EveryInertKeyAndSettingIsNamed) {
   ASSERT_TRUE(outcome.ok());
   const EnvLookup env = FakeEnv(kEveryInertSetting);
   const auto findings = FindNotServed(outcome.config->document, &env);
-  EXPECT_THAT(Subjects(findings, NoticeKind::kNotServed),
-              ElementsAre("analytics", "SCHEMA_EDIT_API_ENABLED"));
+  EXPECT_THAT(Subjects(findings, NoticeKind::kNotServed), ElementsAre("analytics"));
   EXPECT_THAT(Subjects(findings, NoticeKind::kNoBackendEffect),
               ElementsAre("theme", "languages", "components", "pages"));
 }
@@ -121,16 +120,19 @@ TEST(NotServed, StorageWithoutAuthIsNamed) {
                                  {"STORAGE_PROVIDER", "local"},
                                  {"STORAGE_TRANSFORM_CACHE_MAX_SIZE", "100"},
                                  {"ECO_IMAGE_FORMAT", "webp"},
+                                 {"SCHEMA_EDIT_API_ENABLED", "true"},
                                  {"PORT", "8080"}});
   EXPECT_THAT(Subjects(FindNotServed(outcome.config->document, &env), NoticeKind::kNotServed),
               ElementsAre("buckets", "STORAGE_PROVIDER", "STORAGE_PUBLIC_PATHS",
-                          "STORAGE_TRANSFORM_CACHE_MAX_SIZE", "ECO_IMAGE_FORMAT"));
+                          "STORAGE_TRANSFORM_CACHE_MAX_SIZE", "ECO_IMAGE_FORMAT",
+                          "SCHEMA_EDIT_API_ENABLED"));
   // With auth the same settings are served.
   const auto with_auth = Load(kEveryInertKey);
   ASSERT_TRUE(with_auth.ok());
   for (const auto& finding : FindNotServed(with_auth.config->document, &env)) {
     EXPECT_FALSE(finding.subject.starts_with("STORAGE_") || finding.subject == "buckets" ||
-                 finding.subject == "ECO_IMAGE_FORMAT")
+                 finding.subject == "ECO_IMAGE_FORMAT" ||
+                 finding.subject == "SCHEMA_EDIT_API_ENABLED")
         << finding.subject;
   }
 }
@@ -211,8 +213,8 @@ TEST(NotServed, ConfigKeysAreNamedWithFileAndLine) {
             "app.yaml:29: analytics: accepted, not served by this build: analytics: the collect "
             "and report routes do not exist");
   EXPECT_EQ(lines.back(),
-            "app.yaml:33: pages: kept, drives no backend behaviour: by design (D6); kept for the "
-            "planned schema export");
+            "app.yaml:33: pages: kept, drives no backend behaviour: by design (D6); kept in the "
+            "schema versions and GET /api/admin/schema/export");
 }
 
 TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
@@ -225,8 +227,7 @@ TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
   }
   EXPECT_THAT(starts,
               ElementsAre("app.yaml:29: analytics", "app.yaml:30: theme", "app.yaml:31: languages",
-                          "app.yaml:32: components", "app.yaml:33: pages",
-                          "SCHEMA_EDIT_API_ENABLED: accepted, not served by this build"));
+                          "app.yaml:32: components", "app.yaml:33: pages"));
 }
 
 }  // namespace
