@@ -135,19 +135,22 @@ Result<boost::json::value> SchemaEditor::Diff() {
     }
     const auto file_tables = TablesOf(file_document_);
     const auto active_tables = TablesOf(active);
+    const auto find = [](const auto& tables, const std::string& name) {
+      return std::find_if(tables.begin(), tables.end(),
+                          [&name](const auto& other) { return other.first == name; });
+    };
     for (const auto& [name, table] : file_tables) {
-      const auto it = std::find_if(active_tables.begin(), active_tables.end(),
-                                   [&](const auto& other) { return other.first == name; });
+      const auto it = find(active_tables, name);
       if (it == active_tables.end()) {
         add("tables." + name, "onlyInFile");
       } else if (*it->second != *table) {
         add("tables." + name, "changed");
       }
     }
-    for (const auto& [name, table] : active_tables) {
-      const auto it = std::find_if(file_tables.begin(), file_tables.end(),
-                                   [&](const auto& other) { return other.first == name; });
-      if (it == file_tables.end()) add("tables." + name, "onlyInActive");
+    for (const auto& entry : active_tables) {
+      if (find(file_tables, entry.first) == file_tables.end()) {
+        add("tables." + entry.first, "onlyInActive");
+      }
     }
   }
   boost::json::object out;

@@ -397,6 +397,52 @@ TEST(SchemaEdit, RestartKeepsTheActiveVersionAndAnEditedFileIsPublished) {
             2);
 }
 
+TEST(SchemaEdit, PerResourceRoutesTablesKeysAndRestartOnlyKeys) {
+  SchemaApp app(Options(ConfigYaml()));
+  // A new table, with a many-to-many field (a junction table) to notes.
+  app.Ok("POST", kBase + "/draft/tables",
+         R"({"id":2,"name":"tags","fields":[{"id":1,"name":"label","type":"single-line-text"},)"
+         R"({"id":2,"name":"notes","type":"relationship","relatedTable":"notes",)"
+         R"("relationType":"many-to-many"}]})");
+  EXPECT_EQ(app.Send("POST", kBase + "/draft/tables", R"({"name":"tags","fields":[]})").status,
+            409);
+  json::value table = app.Ok("GET", kBase + "/draft/tables/tags");
+  EXPECT_EQ(table.at("fields").at(0).at("name"), "label");
+  EXPECT_EQ(app.Send("GET", kBase + "/draft/tables/nope").status, 404);
+  // A key without backend behaviour (D6) is edited and published with the rest.
+  app.Ok("POST", kBase + "/draft/pages", R"({"home":{"title":"Home"}})");
+  app.Ok("PATCH", kBase + "/draft/pages", R"({"about":{"title":"About"}})");
+  json::value pages = app.Ok("GET", kBase + "/draft/pages");
+  EXPECT_EQ(pages.at("value").at("about").at("title"), "About");
+  json::value published = app.Publish();
+  ASSERT_EQ(published.at("version"), 2) << published;
+  EXPECT_FALSE(app.Columns("tags").empty());
+  EXPECT_EQ(app.Send("POST", "/api/tables/tags/records", R"({"fields":{"label":"red"}})").status,
+            201);
+  EXPECT_EQ(app.Ok("GET", kBase + "/versions/2").at("snapshot").at("pages").at("home").at("title"),
+            "Home");
+
+  // A removed table is kept (with its junction table) until prune.
+  app.Ok("DELETE", kBase + "/draft/tables/tags");
+  published = app.Publish();
+  EXPECT_EQ(published.at("migration").at("deferred").as_array().size(), 2u) << published;
+  EXPECT_EQ(app.Send("GET", "/api/tables/tags/records").status, 404);
+  EXPECT_FALSE(app.Columns("tags").empty());
+  app.Ok("POST", kBase + "/prune", R"({"confirm":true})");
+  EXPECT_TRUE(app.Columns("tags").empty());
+
+  // `auth` and `buckets` are built at startup: a publish changing them names the key.
+  app.Ok("PATCH", kBase + "/draft/auth/strategies/emailAndPassword", R"({"minPasswordLength":12})");
+  json::value validation = app.Ok("POST", kBase + "/draft/validate");
+  EXPECT_EQ(validation.at("valid"), false);
+  EXPECT_EQ(validation.at("errors").at(0).at("path"), "auth") << validation;
+  HttpResult refused = app.Send("POST", kBase + "/draft/publish", "{}");
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_EQ(refused.Json().at("errors").at(0).at("field"), "auth") << refused.body;
+  app.Ok("POST", kBase + "/draft/discard");
+  EXPECT_EQ(app.Ok("GET", kBase + "/status").at("draft").at("exists"), false);
+}
+
 // Two nodes on one PostgreSQL: a publish on one is served by the other without a restart (each
 // node polls the active version every 250 ms; bench/ measures the delay).
 TEST(SchemaEdit, TwoNodesSwitchTogether) {
