@@ -399,6 +399,30 @@ Status AddSchemaRoutes(http::Router& router, SchemaEditor& editor) {
          return Response::Json(200, {{"valid", errors.empty()}, {"errors", std::move(list)}});
        }}));
   CAIRN_TRY(router.Add(
+      {Spec("GET", "/draft/preview",
+            "What publishing the draft would do: its problems, or the migration it would run"),
+       [&editor](Request& request) -> Result<Response> {
+         CAIRN_TRY(RequireAdmin(request));
+         CAIRN_ASSIGN_OR_RETURN(auto preview, editor.PreviewDraft());
+         boost::json::array errors;
+         for (const auto& error : preview.errors) {
+           errors.push_back({{"path", error.field}, {"message", error.message}});
+         }
+         boost::json::array planned;
+         for (const auto& line : preview.migration.descriptions) planned.emplace_back(line);
+         boost::json::array renames;
+         for (const auto& rename : preview.renames) {
+           renames.push_back({{"table", rename.table}, {"from", rename.from}, {"to", rename.to}});
+         }
+         boost::json::object out;
+         out["valid"] = preview.errors.empty();
+         out["errors"] = std::move(errors);
+         out["migration"] = {{"planned", std::move(planned)},
+                             {"deferred", DeferredJson(preview.migration.deferred)},
+                             {"renames", std::move(renames)}};
+         return Response::Json(200, out);
+       }}));
+  CAIRN_TRY(router.Add(
       {Spec("POST", "/draft/publish",
             "Publish the draft as a new version: migrate the live database and switch to it",
             kMessageBody),

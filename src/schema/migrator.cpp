@@ -318,7 +318,10 @@ Result<MigrationReport> Migrate(db::Connection& connection, const SchemaModel& m
   }
   report.destructive = std::move(plan.destructive);
   report.checksum = Fnv1aHex(all);
-  if (options.dry_run) return report;
+  if (options.dry_run) {
+    report.deferred = std::move(added);  // what this migration would keep for prune
+    return report;
+  }
 
   for (const auto& step : plan.steps) CAIRN_TRY(RunStep(connection, step));
   CAIRN_TRY(SyncBookkeeping(connection, model, managed));

@@ -31,7 +31,8 @@ struct DeferredDrop {
 struct MigrateOptions {
   // CAIRN_ALLOW_DESTRUCTIVE=true: apply drops and type changes instead of refusing them.
   bool allow_destructive = false;
-  // Plan only: report the statements that would run, change nothing.
+  // Plan only: report the statements that would run (and the removals it would defer), change
+  // nothing; renames are not planned.
   bool dry_run = false;
   // Live schema editing (D51): a removed table or column is kept (its cx_ indexes dropped, so
   // later inserts cannot trip over them) and listed in MigrationReport::deferred until

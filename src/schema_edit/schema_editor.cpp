@@ -281,6 +281,40 @@ Result<std::vector<FieldError>> SchemaEditor::ValidateDraft() {
   return candidate.error().errors;
 }
 
+Result<SchemaEditor::Preview> SchemaEditor::PreviewDraft() {
+  CAIRN_ASSIGN_OR_RETURN(DraftView view, GetDraft());
+  Preview preview;
+  std::lock_guard lock(mutex_);
+  auto candidate = Check(view.draft.snapshot, active_.document);
+  if (!candidate.ok()) {
+    if (candidate.error().code != ErrorCode::kValidation) return candidate.error();
+    preview.errors = candidate.error().errors;
+    return preview;
+  }
+  CAIRN_ASSIGN_OR_RETURN(const schema::SchemaModel model,
+                         schema::BuildSchemaModel(candidate->config));
+  const Renames renames = RenamesBetween(active_, candidate->config);
+  preview.renames = renames.columns;
+  schema::MigrateOptions options;
+  options.defer_removals = true;
+  options.dry_run = true;
+  auto planned = [&]() -> Result<schema::MigrationReport> {
+    schema::MigrationReport report;
+    CAIRN_TRY(database_.Transaction(db::Access::kSchema, [&](db::Connection& connection) -> Status {
+      CAIRN_ASSIGN_OR_RETURN(report, schema::Migrate(connection, model, options));
+      return {};
+    }));
+    return report;
+  }();
+  if (!planned.ok()) {
+    if (planned.error().code != ErrorCode::kValidation) return planned.error();
+    preview.errors = planned.error().errors;
+    return preview;
+  }
+  preview.migration = std::move(*planned);
+  return preview;
+}
+
 Result<PublishOutcome> SchemaEditor::Publish(const boost::json::value& snapshot,
                                              std::string_view source,
                                              std::optional<std::int64_t> restored_from,

@@ -72,6 +72,14 @@ class SchemaEditor {
   Result<DraftView> RebaseDraft(const std::string& user_id);
   // Every problem of the draft, with its key path as `cairn validate` prints it; empty: valid.
   Result<std::vector<FieldError>> ValidateDraft();
+  // What publishing the draft would do, changing nothing: its problems, and otherwise the
+  // migration it would run, the removals it would defer and the renames it would make.
+  struct Preview {
+    std::vector<FieldError> errors;
+    schema::MigrationReport migration;
+    std::vector<schema::ColumnRename> renames;
+  };
+  Result<Preview> PreviewDraft();
   Result<PublishOutcome> PublishDraft(const std::string& user_id, const std::string& message);
 
   Result<std::vector<VersionInfo>> Versions();
