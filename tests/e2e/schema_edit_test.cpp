@@ -16,6 +16,7 @@
 
 #include <boost/json.hpp>
 
+#include "config/loader.hpp"
 #include "db/introspection.hpp"
 #include "e2e/auth_test_support.hpp"
 #include "support/test_database.hpp"
@@ -279,6 +280,11 @@ TEST(SchemaEdit, DraftValidatePublishRestorePrune) {
   EXPECT_NE(exported.Header("Content-Type").find("text/yaml"), std::string::npos);
   EXPECT_NE(exported.body.find("priority"), std::string::npos);
   EXPECT_EQ(exported.body.find("\"body\""), std::string::npos) << exported.body;
+  // It loads back as the same document (`cairn validate` reads it the same way).
+  const config::LoadOutcome reloaded =
+      config::LoadConfigText(exported.body, true, app.app().data_dir(), "export.yaml");
+  ASSERT_TRUE(reloaded.ok()) << exported.body;
+  EXPECT_EQ(reloaded.config->document, app.Ok("GET", kBase + "/versions/5").at("snapshot"));
   // The file still has `body`: drift.
   json::value diff = app.Ok("GET", kBase + "/diff");
   EXPECT_EQ(diff.at("drift"), true);
