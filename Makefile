@@ -10,8 +10,11 @@ build: deps
 	cmake --preset release
 	cmake --build --preset release
 
-# Builds and serves the example app on the embedded database (SQLite in ./cairn_data).
-run: build
+# Builds only the server (not the test suites) and serves the example app on the embedded
+# database (SQLite in ./cairn_data).
+run: deps
+	cmake --preset release
+	cmake --build --preset release --target cairn
 	build/release/cairn serve $(EXAMPLE)
 
 # Every test: clang-tidy over src/, the optimized build and the ASan+UBSan build, each on SQLite

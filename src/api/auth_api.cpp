@@ -275,6 +275,18 @@ class AuthRoutes : public std::enable_shared_from_this<AuthRoutes> {
       return auth::FieldFailure("EMAIL_CAN_NOT_BE_UPDATED", "email",
                                 "Email can not be updated: use change-email");
     }
+    // Better Auth's admin fields are `input: false`: setting one is refused, not ignored, so a
+    // client learns that it cannot promote or unban itself (mass assignment).
+    for (std::string_view key : {"role", "banned", "banReason", "banExpires"}) {
+      const auto* value = body.if_contains(key);
+      if (value != nullptr && !value->is_null() && !(value->is_bool() && !value->get_bool())) {
+        return auth::FieldFailure("FIELD_NOT_ALLOWED", key,
+                                  std::string(key) + " is not allowed to be set");
+      }
+    }
+    if (!body.contains("name") && !body.contains("image")) {
+      return auth::FieldFailure("NO_FIELDS_TO_UPDATE", "name", "No fields to update");
+    }
     std::optional<std::optional<std::string>> image;
     if (const auto* value = body.if_contains("image")) {
       image = value->is_string() ? std::optional<std::string>(std::string(value->get_string()))

@@ -7,16 +7,20 @@
 
 #include "access/access_index.hpp"
 #include "activity/activity_schema.hpp"
+#include "analytics/analytics_schema.hpp"
 #include "api/activity_api.hpp"
+#include "api/analytics_api.hpp"
 #include "api/auth_routes.hpp"
 #include "api/comments_api.hpp"
 #include "api/health_api.hpp"
+#include "api/mcp_api.hpp"
 #include "api/origin_check.hpp"
 #include "api/records_api.hpp"
 #include "api/schema_api.hpp"
 #include "api/storage_api.hpp"
 #include "api/tables_api.hpp"
 #include "api/two_factor_api.hpp"
+#include "app/analytics_setup.hpp"
 #include "app/app_snapshot.hpp"
 #include "app/attachment_storage.hpp"
 #include "app/auth_setup.hpp"
@@ -51,6 +55,8 @@ struct Application::Parts {
   std::unique_ptr<SchemaFollower> schema_follower;  // PostgreSQL: versions other nodes publish
   std::unique_ptr<jobs::PurgeJob> purge;            // with auth: erasure and retention (D19a)
   std::unique_ptr<jobs::Scheduler> purge_schedule;
+  std::unique_ptr<analytics::AnalyticsService> analytics;  // with a truthy `analytics` (D54)
+  std::unique_ptr<jobs::Scheduler> analytics_schedule;     // its rollups and retention
   std::unique_ptr<http::Server> server;
   bool shut_down = false;
 };
@@ -100,12 +106,18 @@ Status BuildRouter(Application::Parts& parts, AppSnapshot& snapshot) {
     CAIRN_TRY(api::AddCommentRoutes(router, config, *parts.database, snapshot.access));
     // Admin only, so only with sessions (D50).
     CAIRN_TRY(api::AddActivityRoutes(router, *parts.database));
+    // Admin only, so only with sessions (D55).
+    CAIRN_TRY(api::AddMcpRoutes(router, config, *parts.auth.service,
+                                TrustedOrigins(parts.options.settings)));
     CAIRN_TRY(api::AddStorageRoutes(router, *parts.storage.service, *parts.database,
                                     std::move(storage_now), parts.storage.transforms.get()));
     // Admin only, and only when the operator turns it on (D51).
     if (parts.schema_editor && parts.options.settings.schema_edit_api_enabled) {
       CAIRN_TRY(api::AddSchemaRoutes(router, *parts.schema_editor));
     }
+  }
+  if (parts.analytics) {
+    CAIRN_TRY(api::AddAnalyticsRoutes(router, *parts.analytics, parts.auth.service != nullptr));
   }
   if (parts.options.extra_routes) {
     CAIRN_TRY(parts.options.extra_routes(router, *parts.database));
@@ -223,8 +235,8 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
     bound.base_url = "http://" + bound.host + ":" + std::to_string(parts->server->port());
   }
 
-  // Middleware order (http/middleware.hpp): rate limit, origin check and session (with auth),
-  // security headers.
+  // Middleware order (http/middleware.hpp): rate limit, origin check, session and the per-user
+  // limit (with auth), security headers.
   http::MiddlewareChain middleware;
   CAIRN_ASSIGN_OR_RETURN(auto rate_limit, MakeRateLimitLayer(bound, *parts->database,
                                                              parts->options.rate_limit_now_ms));
@@ -257,8 +269,13 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
         std::make_shared<api::OriginCheck>(TrustedOrigins(bound), std::move(sign_in_paths)));
     middleware.push_back(
         std::make_shared<api::SessionLayer>(*parts->auth.service, *parts->auth.cookies));
+    middleware.push_back(MakeUserRateLimitLayer(bound, parts->options.rate_limit_now_ms));
   }
   middleware.push_back(std::make_shared<http::SecurityHeaders>());
+  if (parts->options.config.analytics) {
+    CAIRN_ASSIGN_OR_RETURN(parts->analytics, SetUpAnalytics(*parts->database, parts->options.config,
+                                                            parts->options.analytics_now_ms));
+  }
   parts->liveness = std::make_unique<api::DatabaseLiveness>(*parts->database);
   if (parts->storage.service) {
     std::function<std::int64_t()> storage_now = parts->options.storage_now_seconds;
@@ -290,6 +307,8 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
         bound.eco_retention_purge_days);
     parts->purge_schedule = StartPurgeSchedule(*parts->purge);
   }
+  // Retention runs whenever analytics is on, with or without auth.
+  if (parts->analytics) parts->analytics_schedule = StartAnalyticsSchedule(*parts->analytics);
   return std::make_unique<Application>(std::move(parts));
 }
 
@@ -310,14 +329,24 @@ Result<jobs::PurgeReport> Application::RunPurgeJob(std::int64_t now_ms) {
   return parts_->purge->Run(now_ms);
 }
 
+Result<analytics::MaintenanceReport> Application::RunAnalyticsJob(std::int64_t now_ms) {
+  if (!parts_->analytics) return Error::NotFound("analytics is off");
+  return parts_->analytics->RunMaintenance(now_ms);
+}
+
 void Application::Shutdown() {
   if (!parts_ || parts_->shut_down) return;
   parts_->shut_down = true;
   if (parts_->purge_schedule) parts_->purge_schedule->Stop();  // a run in progress finishes
   if (parts_->schema_follower) parts_->schema_follower->Stop();
+  if (parts_->analytics_schedule) parts_->analytics_schedule->Stop();
   parts_->server->Shutdown();
+  // Every acknowledged page view is written before the database closes.
+  if (parts_->analytics) parts_->analytics->Shutdown();
   if (parts_->liveness) parts_->liveness->Stop();
   WaitForBackgroundWork();  // queued mail still needs the database
+  // Mail waiting for a retry stays in the queue for the next start.
+  if (parts_->auth.mail_queue) parts_->auth.mail_queue->Stop();
   parts_->database->Close();
 }
 

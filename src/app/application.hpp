@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 
+#include "analytics/analytics_service.hpp"
 #include "app/settings.hpp"
 #include "common/result.hpp"
 #include "config/model.hpp"
@@ -36,6 +37,9 @@ struct ApplicationOptions {
   // File storage for attachment fields (D45) in place of the storage module's; tests inject a
   // fake. Must outlive the application. Null: the storage module's.
   const records::AttachmentFiles* attachment_files = nullptr;
+  // The analytics clock (epoch milliseconds): page views are stamped with it and the visitor's
+  // day read from it. Empty: the system clock. Tests place events at chosen times.
+  std::function<std::int64_t()> analytics_now_ms;
   // Called by the request that runs an image transform, before it runs (tests count transforms
   // for single flight, or hold one up to fill the queue). Empty: nothing.
   std::function<void(std::string_view key)> before_transform;
@@ -53,6 +57,8 @@ class Application {
   // One run of the purge job (D19a) as of `now_ms`, as the scheduler and `cairn admin
   // purge-due` run it (tests pass a later time instead of waiting out the grace period).
   Result<jobs::PurgeReport> RunPurgeJob(std::int64_t now_ms);
+  // One run of the analytics job (rollups, retention) as of `now_ms`, as the scheduler runs it.
+  Result<analytics::MaintenanceReport> RunAnalyticsJob(std::int64_t now_ms);
   // Graceful: stop accepting, finish in-flight requests, close the database. Idempotent.
   void Shutdown();
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "api/session_layer.hpp"
 #include "auth/auth_schema.hpp"
 #include "common/log.hpp"
 #include "common/time.hpp"
@@ -26,10 +27,15 @@ Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& 
   mail_settings.smtp_pass = settings.smtp_pass;
   if (!settings.smtp_from.empty()) mail_settings.from = settings.smtp_from;
   mail_settings.outbox_dir = (std::filesystem::path(settings.data_dir) / "outbox").string();
-  CAIRN_ASSIGN_OR_RETURN(std::unique_ptr<mail::Mailer> mailer, mail::MakeMailer(mail_settings));
+  CAIRN_ASSIGN_OR_RETURN(std::unique_ptr<mail::Mailer> transport, mail::MakeMailer(mail_settings));
+  CAIRN_TRY(mail::EnsureMailQueueSchema(database));
+  mail::MailQueueOptions queue_options;
+  CAIRN_ASSIGN_OR_RETURN(queue_options.from, mail::ParseMailbox(mail_settings.from, "SMTP_FROM"));
 
   AuthParts parts;
-  parts.mailer = std::move(mailer);
+  parts.mail_queue = std::make_shared<mail::QueuedMailer>(database, std::move(transport),
+                                                          std::move(queue_options));
+  parts.mailer = parts.mail_queue;
   auth::AuthOptions options{config, std::move(secret), settings.base_url, std::move(erasure_hooks)};
   options.deletion_grace_millis =
       static_cast<std::int64_t>(settings.account_deletion_grace_days) * auth::kMillisPerDay;
@@ -112,6 +118,19 @@ Result<std::shared_ptr<http::Middleware>> MakeRateLimitLayer(const Settings& set
   }
   return std::shared_ptr<http::Middleware>(
       std::make_shared<ratelimit::RateLimitMiddleware>(std::move(options)));
+}
+
+std::shared_ptr<http::Middleware> MakeUserRateLimitLayer(const Settings& settings,
+                                                         std::function<std::int64_t()> now_ms) {
+  ratelimit::UserRateLimitOptions options;
+  options.max_requests = settings.rate_limit_disabled ? 0 : settings.rate_limit_user_max;
+  options.window_seconds = settings.rate_limit_window_seconds;
+  options.now_ms = std::move(now_ms);
+  options.user_of = [](const http::Request& request) -> std::string_view {
+    const auth::Caller* caller = api::CallerOf(request);
+    return caller != nullptr ? std::string_view(caller->user.id) : std::string_view();
+  };
+  return std::make_shared<ratelimit::UserRateLimitMiddleware>(std::move(options));
 }
 
 }  // namespace cairn::app

@@ -17,11 +17,14 @@
 #include "db/database.hpp"
 #include "http/middleware.hpp"
 #include "http/router.hpp"
+#include "mail/mail_queue.hpp"
 #include "mail/mailer.hpp"
 
 namespace cairn::app {
 
 struct AuthParts {
+  // The durable queue over the transport (SMTP or the outbox); `mailer` is the same object.
+  std::shared_ptr<mail::QueuedMailer> mail_queue;
   std::shared_ptr<mail::Mailer> mailer;
   std::unique_ptr<auth::AuthService> service;
   std::unique_ptr<api::SessionCookies> cookies;
@@ -29,7 +32,8 @@ struct AuthParts {
   std::unique_ptr<auth::oauth::OAuthService> oauth;    // with the oauth strategy only
 };
 
-// Tables, secret (AUTH_SECRET or one kept in the database), mailer (SMTP_* or the outbox).
+// Tables, secret (AUTH_SECRET or one kept in the database), mailer (SMTP_* or the outbox, behind
+// the durable mail queue).
 // `erasure_hooks` untie other modules' rows from an erased account (AccountErasureHooks).
 Result<AuthParts> SetUpAuth(const Settings& settings, const config::AuthConfig& config,
                             db::Database& database,
@@ -45,5 +49,9 @@ Status EnsureFirstAdmin(const Settings& settings, auth::AuthService& auth);
 Result<std::shared_ptr<http::Middleware>> MakeRateLimitLayer(
     const Settings& settings, db::Database& database,
     std::function<std::int64_t()> now_ms = nullptr);
+// The per-user limit (RATE_LIMIT_USER_MAX per window and node), after the session layer; off
+// with RATE_LIMIT_DISABLED.
+std::shared_ptr<http::Middleware> MakeUserRateLimitLayer(const Settings& settings,
+                                                         std::function<std::int64_t()> now_ms);
 
 }  // namespace cairn::app

@@ -42,19 +42,6 @@ void BucketsWithoutAuth(const NotServedProbe& probe, std::vector<std::string>& w
   }
 }
 
-// Truthy as docs/config.md says: true, or an object without `enabled: false`.
-void Analytics(const NotServedProbe& probe, std::vector<std::string>& where) {
-  const object* root = probe.document.if_object();
-  const value* analytics = root != nullptr ? root->if_contains("analytics") : nullptr;
-  if (analytics == nullptr) return;
-  bool on = analytics->is_bool() && analytics->get_bool();
-  if (const object* o = analytics->if_object()) {
-    const value* enabled = o->if_contains("enabled");
-    on = enabled == nullptr || !enabled->is_bool() || enabled->get_bool();
-  }
-  if (on) where.emplace_back("analytics");
-}
-
 bool IsSet(const NotServedProbe& probe, const std::string& name) {
   if (probe.env == nullptr) return false;
   const auto value = (*probe.env)(name.c_str());
@@ -107,7 +94,6 @@ constexpr std::string_view kStorageNeedsAuth =
 // docs/settings.md, and in tests/unit/app/not_served_test.cpp).
 constexpr NotServedEntry kTable[] = {
     {"buckets", kWarn, false, kStorageNeedsAuth, BucketsWithoutAuth},
-    {"analytics", kWarn, false, "analytics: the collect and report routes do not exist", Analytics},
     {"STORAGE_* without auth", kWarn, true, kStorageNeedsAuth, StorageSettingsWithoutAuth},
     {"ECO_RETENTION_PURGE_DAYS, ACCOUNT_DELETION_GRACE_DAYS without auth", kWarn, true,
      kPurgeNeedsAuth, PurgeSettingsWithoutAuth},

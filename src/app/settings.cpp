@@ -276,6 +276,8 @@ void ReadAuthSettings(Reader& reader, Settings& settings) {
   reader.ReadInt(nullptr, "RATE_LIMIT_WINDOW_SECONDS", settings.rate_limit_window_seconds, 1,
                  kMaxRateLimitWindowSeconds);
   reader.ReadBool(nullptr, "RATE_LIMIT_DISABLED", settings.rate_limit_disabled);
+  reader.ReadInt(nullptr, "RATE_LIMIT_USER_MAX", settings.rate_limit_user_max, 0,
+                 ratelimit::kMaxUserMaxRequests);
   reader.ReadInt(nullptr, "ACCOUNT_DELETION_GRACE_DAYS", settings.account_deletion_grace_days, 0,
                  kMaxRetentionDays);
 }

@@ -12,6 +12,7 @@
 #include "common/log.hpp"
 #include "common/result.hpp"
 #include "db/database.hpp"
+#include "ratelimit/limits.hpp"
 #include "storage/storage_settings.hpp"
 
 namespace cairn::app {
@@ -52,6 +53,7 @@ struct Settings {
   std::function<std::optional<std::string>(const char*)> env;
   int rate_limit_window_seconds = 60;
   bool rate_limit_disabled = false;
+  int rate_limit_user_max = ratelimit::kDefaultUserMaxRequests;  // per window and node; 0: off
   // D19a: days between delete-user and the purge of the account; 0 purges at once.
   int account_deletion_grace_days = 7;
   // STORAGE_PROVIDER, STORAGE_LOCAL_DIRECTORY, STORAGE_S3_*, STORAGE_DEFAULT_ACCESS,

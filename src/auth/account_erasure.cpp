@@ -26,6 +26,8 @@ constexpr std::array kUserDataColumns{
     UserDataColumn{"_cairn_auth_invitations", "inviter_id", ErasedBy::kUserId,
                    ErasureAction::kNullColumn},
     UserDataColumn{"_cairn_auth_deletions", "user_id"},
+    // Mail still queued for the address (mail/mail_queue.hpp): it holds the address and links.
+    UserDataColumn{"_cairn_mail_queue", "recipient", ErasedBy::kEmail},
     UserDataColumn{"_cairn_auth_users", "id"},
 };
 

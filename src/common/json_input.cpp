@@ -1,7 +1,11 @@
 #include "common/json_input.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <optional>
+#include <string>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -22,6 +26,26 @@ struct Frame {
   bool array = false;
   std::size_t index = 0;  // arrays: the element being parsed
   std::string key;        // objects: the member being parsed
+  // Objects: the keys so far, in a vector while few (most bodies), in a set past kLinearKeys.
+  std::vector<std::string> keys;
+  std::unordered_set<std::string> many_keys;
+
+  static constexpr std::size_t kLinearKeys = 16;
+
+  // False when `k` was already a key of this object.
+  bool AddKey(const std::string& k) {
+    if (many_keys.empty()) {
+      if (std::find(keys.begin(), keys.end(), k) != keys.end()) return false;
+      keys.push_back(k);
+      if (keys.size() > kLinearKeys) {
+        many_keys.insert(std::make_move_iterator(keys.begin()),
+                         std::make_move_iterator(keys.end()));
+        keys.clear();
+      }
+      return true;
+    }
+    return many_keys.insert(k).second;
+  }
 };
 
 // A boost::json::basic_parser handler that builds the value like boost::json::parse does and
@@ -37,6 +61,7 @@ class Handler {
   bj::value_stack stack;
   std::vector<std::pair<std::string, std::string>> number_texts;  // pointer, text
   std::optional<std::string> nul_path;                            // where a NUL was found
+  std::optional<std::string> duplicate_path;                      // a key written twice
 
   explicit Handler(std::string_view root) : root_(root) {}
 
@@ -74,7 +99,15 @@ class Handler {
     key_.clear();
     stack.push_key(s);
     // A NUL in a key is reported at the key itself.
-    return CheckNul(frames_.back().key, ec);
+    if (!CheckNul(frames_.back().key, ec)) return false;
+    // Parsers disagree on which of two equal keys wins (a proxy may check one, cairn use the
+    // other), so a key written twice is refused rather than resolved.
+    if (!frames_.back().AddKey(frames_.back().key)) {
+      duplicate_path = KeyPath();
+      ec = bj::error::syntax;
+      return false;
+    }
+    return true;
   }
   bool on_string_part(bj::string_view s, std::size_t, bj::error_code& ec) {
     stack.push_chars(s);
@@ -190,6 +223,10 @@ Result<InputDocument> ParseInput(std::string_view text, int max_depth, std::stri
     return Error::Validation(std::string(what) + " must not contain NUL characters",
                              {{*parser.handler().nul_path, "must not contain NUL characters"}});
   }
+  if (parser.handler().duplicate_path) {
+    return Error::Validation(std::string(what) + " must not write a key twice",
+                             {{*parser.handler().duplicate_path, "is written more than once"}});
+  }
   if (!ec && used != text.size()) ec = bj::error::extra_data;
   if (ec == bj::error::too_deep) {
     return Error::Validation(std::string(what) + " nesting exceeds " + std::to_string(max_depth) +
@@ -197,8 +234,6 @@ Result<InputDocument> ParseInput(std::string_view text, int max_depth, std::stri
   }
   if (ec) return Error::Validation("Malformed " + std::string(what) + ": " + ec.message());
   InputDocument document{parser.handler().stack.release(), {}};
-  // In document order: of duplicate keys boost::json keeps the last, and so does Add. A pointer
-  // whose node is no double now belongs to a duplicate that was dropped.
   for (auto& [pointer, number] : parser.handler().number_texts) {
     bj::error_code missing;
     const bj::value* node = document.value.find_pointer(pointer, missing);

@@ -35,8 +35,9 @@ struct InputDocument {
 
 // Parses one JSON document nested at most `max_depth` deep. Errors are Error::Validation:
 // malformed JSON and nesting beyond the limit (a message only; `what` names the input, such as
-// `JSON body`), and NUL in a string or key, with one error naming where it is as a key path
-// under `root` (`records[2].fields.name` for root "", `filter.name` for root "filter").
+// `JSON body`), and NUL in a string or key or a key written twice in one object, with one error
+// naming where it is as a key path under `root` (`records[2].fields.name` for root "",
+// `filter.name` for root "filter").
 Result<InputDocument> ParseInput(std::string_view text, int max_depth, std::string_view what,
                                  std::string_view root = "");
 

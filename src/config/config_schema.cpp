@@ -44,7 +44,7 @@ constexpr std::string_view kBaseSchema = R"json({
     "theme": {"type": "object"},
     "languages": {"type": "object"},
     "auth": {"$ref": "#/$defs/auth"},
-    "analytics": {"type": ["boolean", "object"]},
+    "analytics": {"anyOf": [{"type": "boolean"}, {"$ref": "#/$defs/analytics"}]},
     "components": {"type": ["object", "array"]},
     "pages": {"type": ["object", "array"]},
     "buckets": {"type": "array", "items": {"$ref": "#/$defs/bucket"}}
@@ -213,6 +213,18 @@ constexpr std::string_view kBaseSchema = R"json({
       "properties": {
         "field": {"type": "string", "minLength": 1},
         "direction": {"enum": ["asc", "desc"]}
+      }
+    },
+    "analytics": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "enabled": {"type": "boolean"},
+        "retentionDays": {"type": "integer", "minimum": 1, "maximum": 730},
+        "excludedPaths": {"type": "array", "maxItems": 100,
+                          "items": {"type": "string", "minLength": 1, "maxLength": 500, "pattern": "^/"}},
+        "respectDoNotTrack": {"type": "boolean"},
+        "sessionTimeout": {"type": "integer", "minimum": 1, "maximum": 120}
       }
     },
     "bucket": {

@@ -174,6 +174,15 @@ struct AuthConfig {
   bool HasStrategy(std::string_view type) const;
 };
 
+// `analytics` (D54, docs/analytics.md): `true` is every default; an object is on unless it says
+// `enabled: false`.
+struct AnalyticsConfig {
+  int retention_days = 365;                 // 1–730: older events are deleted
+  std::vector<std::string> excluded_paths;  // globs (`*` any run of characters): never recorded
+  bool respect_do_not_track = false;        // `DNT: 1` → nothing recorded
+  int session_timeout_minutes = 30;         // 1–120: a gap this long starts a new session
+};
+
 struct AppConfig {
   std::string name;
   std::string version;
@@ -181,7 +190,7 @@ struct AppConfig {
   std::vector<Table> tables;
   std::vector<Bucket> buckets;  // always contains the private bucket `default` (D40)
   std::optional<AuthConfig> auth;
-  bool analytics = false;
+  std::optional<AnalyticsConfig> analytics;  // absent: analytics off (its routes answer 404)
   // The whole validated document ($refs resolved): what app/not_served.cpp inspects, and what
   // schema versions store and GET /api/admin/schema/export returns.
   boost::json::value document;

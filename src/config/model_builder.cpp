@@ -242,6 +242,21 @@ Bucket BuildBucket(const object& b) {
   return bucket;
 }
 
+AnalyticsConfig BuildAnalytics(const object& a) {
+  AnalyticsConfig analytics;
+  if (auto days = Integer(a.if_contains("retentionDays"))) {
+    analytics.retention_days = static_cast<int>(*days);
+  }
+  if (auto minutes = Integer(a.if_contains("sessionTimeout"))) {
+    analytics.session_timeout_minutes = static_cast<int>(*minutes);
+  }
+  analytics.respect_do_not_track = Bool(a, "respectDoNotTrack", false);
+  for (const value& path : Array(a, "excludedPaths")) {
+    if (path.is_string()) analytics.excluded_paths.emplace_back(path.get_string());
+  }
+  return analytics;
+}
+
 AuthConfig BuildAuth(const object& a) {
   AuthConfig auth;
   for (const value& item : Array(a, "strategies")) {
@@ -352,10 +367,10 @@ AppConfig BuildAppConfig(const boost::json::value& document) {
     config.auth = BuildAuth(auth->get_object());
   }
   if (const value* analytics = root.if_contains("analytics")) {
-    if (analytics->is_bool()) {
-      config.analytics = analytics->get_bool();
-    } else if (analytics->is_object()) {
-      config.analytics = Bool(analytics->get_object(), "enabled", true);
+    if (analytics->is_bool() && analytics->get_bool()) {
+      config.analytics = AnalyticsConfig{};
+    } else if (const object* a = analytics->if_object(); a && Bool(*a, "enabled", true)) {
+      config.analytics = BuildAnalytics(*a);
     }
   }
   return config;

@@ -14,4 +14,10 @@ namespace cairn::http {
 std::optional<Error> ParseJsonBody(const BeastRequest& raw, const CompiledRoute& route,
                                    Request& request);
 
+// The second half of ParseJsonBody for a body parsed elsewhere (an in-process call of the route,
+// src/mcp): validates `document` against the route's schema, then sets request.json and
+// request.json_numbers, or returns the 400 to answer.
+std::optional<Error> AcceptJsonBody(const CompiledRoute& route, json::InputDocument document,
+                                    Request& request);
+
 }  // namespace cairn::http

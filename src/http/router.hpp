@@ -36,7 +36,7 @@ class Router {
   Status Add(Route route);
   // `segments` are the percent-decoded path segments.
   RouteMatch Match(std::string_view method, const std::vector<std::string>& segments) const;
-  // Every route in registration order (for the planned OpenAPI generator; unused today).
+  // Every route in registration order (the MCP tools read it; so will the OpenAPI generator).
   std::vector<const Route*> Routes() const;
   // Unique per router built in this process: a key for what is derived from one route table.
   std::uint64_t generation() const { return generation_; }

@@ -27,4 +27,16 @@ inline constexpr std::size_t kQuotedPrintableLineLength = 76;
 // word, after `Subject: `, stays within 76 (and within RFC 5322's 78).
 inline constexpr std::size_t kEncodedWordBytes = 39;
 
+// The durable queue (mail_queue.hpp): retries after kFirstRetryDelay, doubling up to
+// kMaxRetryDelay, kMaxDeliveryAttempts attempts in all (about 11 hours), then the message is
+// kept as failed. A node's claim on a message it is sending lasts kDeliveryClaim (longer than
+// an SMTP exchange may take), then another node may send it. The sender looks for due messages
+// every kSenderPollInterval, kRetryBatchSize at a time.
+inline constexpr std::chrono::milliseconds kFirstRetryDelay{5'000};
+inline constexpr std::chrono::milliseconds kMaxRetryDelay{3'600'000};
+inline constexpr int kMaxDeliveryAttempts = 20;
+inline constexpr std::chrono::milliseconds kDeliveryClaim{4 * kTotalTimeout};
+inline constexpr std::chrono::milliseconds kSenderPollInterval{1'000};
+inline constexpr int kRetryBatchSize = 16;
+
 }  // namespace cairn::mail

@@ -118,6 +118,13 @@ bool TrustedProxies::Contains(const ip::address& address) const {
   });
 }
 
+std::string RateLimitKeyOf(std::string_view client_address) {
+  boost::system::error_code ec;
+  const auto address = boost::asio::ip::make_address_v6(std::string(client_address), ec);
+  if (ec || address.is_v4_mapped()) return std::string(client_address);
+  return boost::asio::ip::network_v6(address, 64).canonical().to_string();
+}
+
 std::string TrustedProxies::ClientAddress(std::string_view peer,
                                           std::string_view x_forwarded_for) const {
   ip::address peer_address;

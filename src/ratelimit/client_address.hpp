@@ -14,6 +14,11 @@
 
 namespace cairn::ratelimit {
 
+// The part of a client address its rate-limit counters are kept under (D16): an IPv6 address by
+// its /64 prefix (`2001:db8:1:2::/64`; one subscriber usually holds a whole /64, so per-address
+// keys would let it pick a fresh key per request), anything else as it is.
+std::string RateLimitKeyOf(std::string_view client_address);
+
 class TrustedProxies {
  public:
   // No proxy is trusted: the client is always the socket peer.

@@ -53,6 +53,12 @@ constexpr std::string_view kUpsertSql =
     "THEN \"_cairn_rate_limits\".\"expires_at\" ELSE excluded.\"expires_at\" END "
     "RETURNING \"window_start\", \"count\", \"previous_count\"";
 
+// A refused hit is taken back (rate_limiter.hpp), in the same transaction: only refusals pay
+// for a second statement. Parameters: key, the window the upsert returned.
+constexpr std::string_view kUncountSql =
+    "UPDATE \"_cairn_rate_limits\" SET \"count\" = \"count\" - 1 "
+    "WHERE \"key\" = ? AND \"window_start\" = ? AND \"count\" > 0";
+
 constexpr std::string_view kPurgeSql =
     "DELETE FROM \"_cairn_rate_limits\" WHERE \"expires_at\" <= ?";
 
@@ -64,19 +70,23 @@ class DatabaseRateLimiter final : public RateLimiter {
     const std::int64_t start = WindowStart(now_ms, limit.window_ms);
     const db::Value params[] = {key, start, ExpiresAt(start, limit.window_ms),
                                 start - limit.window_ms};
-    WindowState state;
-    bool returned = false;
+    Decision decision;
     CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
-      returned = false;
+      WindowState state;
+      bool returned = false;
       CAIRN_TRY(connection.Execute(kUpsertSql, params, [&](const db::Row& row) {
         state = WindowState{row.GetInt64(0), row.GetInt64(1), row.GetInt64(2)};
         returned = true;
       }));
       if (!returned) return Error::Internal("rate limit upsert returned no row");
+      decision = Decide(state, limit, now_ms);
+      if (!decision.allowed) {
+        CAIRN_TRY(connection.Execute(kUncountSql, {db::Value(key), db::Value(state.window_start)}));
+      }
       return {};
     }));
     MaybePurge(now_ms);
-    return Decide(state, limit, now_ms);
+    return decision;
   }
 
  private:

@@ -17,9 +17,16 @@ inline constexpr int kAuthPerWindow = 100;
 // Magic links and email one-time codes (mail sent, codes guessed): tight, since each hit either
 // mails someone or guesses a 6-digit code. auth/limits.hpp adds a per-email limit on top.
 inline constexpr int kOneTimeCodePerWindow = 10;
+// Page views sent to POST /api/analytics/collect (D54): generous, since one visitor's browsing
+// sends one per page, but bounded so that one address cannot flood the events table.
+inline constexpr int kAnalyticsCollectPerWindow = 600;
 // Admin routes: this many requests per kAdminWindowMs, whatever RATE_LIMIT_WINDOW_SECONDS says.
 inline constexpr int kAdminPerWindow = 10;
 inline constexpr std::int64_t kAdminWindowMs = 1000;
+// Requests per window of one signed-in user on one node (RATE_LIMIT_USER_MAX; 0 turns it off):
+// 50 per second sustained, far above what a person or a well-behaved client sends.
+inline constexpr int kDefaultUserMaxRequests = 3000;
+inline constexpr int kMaxUserMaxRequests = 1'000'000;
 
 // --- Client address ---
 // X-Forwarded-For hops examined from the right; hops further left are ignored.

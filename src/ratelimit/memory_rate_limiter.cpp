@@ -18,7 +18,9 @@ Result<Decision> MemoryRateLimiter::Hit(std::string_view key, const Limit& limit
   Entry& entry = it->second;
   if (entry.window_ms != limit.window_ms) entry = Entry{{}, limit.window_ms};
   Count(entry.state, limit.window_ms, now_ms);
-  return Decide(entry.state, limit, now_ms);
+  const Decision decision = Decide(entry.state, limit, now_ms);
+  if (!decision.allowed) Uncount(entry.state);
+  return decision;
 }
 
 std::size_t MemoryRateLimiter::key_count() const {

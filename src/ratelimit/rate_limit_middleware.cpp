@@ -29,6 +29,8 @@ std::string ForwardedFor(const http::Request& request) {
   return joined;
 }
 
+}  // namespace
+
 http::Response TooManyRequests(int retry_after_seconds) {
   const std::string seconds = std::to_string(retry_after_seconds);
   Error error{ErrorCode::kRateLimited,
@@ -40,8 +42,6 @@ http::Response TooManyRequests(int retry_after_seconds) {
   response.SetHeader("Retry-After", seconds);
   return response;
 }
-
-}  // namespace
 
 RateLimitMiddleware::RateLimitMiddleware(RateLimitOptions options) : options_(std::move(options)) {
   if (!options_.disabled && !options_.limiter) {
@@ -61,9 +61,10 @@ std::optional<http::Response> RateLimitMiddleware::Before(http::Request& request
 
   const auto route = ClassifyRoute(request.path, options_.window_seconds);
   if (!route) return std::nullopt;
+  const std::string address_key = RateLimitKeyOf(request.client_address);
   std::string key;
-  key.reserve(route->group.size() + 1 + request.client_address.size());
-  key.append(route->group).append("|").append(request.client_address);
+  key.reserve(route->group.size() + 1 + address_key.size());
+  key.append(route->group).append("|").append(address_key);
 
   const std::int64_t now_ms = options_.now_ms();
   Result<Decision> decision = options_.limiter->Hit(key, route->limit, now_ms);
@@ -81,6 +82,26 @@ void RateLimitMiddleware::LogFailure(const Error& error, std::int64_t now_ms) {
   if (!next_failure_log_ms_.compare_exchange_strong(due, now_ms + kFailureLogIntervalMs)) return;
   log::Warn("rate limit: the limiter failed, letting requests through: " + error.message +
             (error.detail.empty() ? "" : " (" + error.detail + ")"));
+}
+
+UserRateLimitMiddleware::UserRateLimitMiddleware(UserRateLimitOptions options)
+    : options_(std::move(options)), limiter_(MakeMemoryRateLimiter()) {
+  if (options_.window_seconds < 1) options_.window_seconds = 1;
+  if (!options_.now_ms) options_.now_ms = SystemNowMs;
+}
+
+std::optional<http::Response> UserRateLimitMiddleware::Before(http::Request& request,
+                                                              const http::RouteSpec&) {
+  if (options_.max_requests <= 0 || !options_.user_of) return std::nullopt;
+  const std::string_view user = options_.user_of(request);
+  if (user.empty()) return std::nullopt;
+  std::string key("user|");
+  key.append(user);
+  const Limit limit{options_.max_requests, options_.window_seconds * 1000LL};
+  // The memory limiter never fails.
+  const Result<Decision> decision = limiter_->Hit(key, limit, options_.now_ms());
+  if (!decision.ok() || decision->allowed) return std::nullopt;
+  return TooManyRequests(decision->retry_after_seconds);
 }
 
 }  // namespace cairn::ratelimit

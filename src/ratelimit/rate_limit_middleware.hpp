@@ -33,6 +33,32 @@ struct RateLimitOptions {
   std::function<std::int64_t()> now_ms;
 };
 
+// The 429 RATE_LIMITED envelope with Retry-After (seconds ≥ 1).
+http::Response TooManyRequests(int retry_after_seconds);
+
+// Limits each signed-in user per node (D16 keys by address only; one member with many
+// addresses, or behind one proxy, could otherwise degrade a node): the middleware after the
+// session layer. RATE_LIMIT_USER_MAX requests per RATE_LIMIT_WINDOW_SECONDS; in memory, since a
+// node protects its own capacity. Requests without a caller pass.
+struct UserRateLimitOptions {
+  int max_requests = kDefaultUserMaxRequests;  // ≤ 0: off
+  int window_seconds = kDefaultWindowSeconds;
+  std::function<std::int64_t()> now_ms;  // empty: the system clock
+  // The user id of a request's caller, or empty (the session layer's CallerOf, given by the
+  // composition root: ratelimit knows nothing of sessions).
+  std::function<std::string_view(const http::Request&)> user_of;
+};
+
+class UserRateLimitMiddleware final : public http::Middleware {
+ public:
+  explicit UserRateLimitMiddleware(UserRateLimitOptions options);
+  std::optional<http::Response> Before(http::Request& request, const http::RouteSpec&) override;
+
+ private:
+  UserRateLimitOptions options_;
+  std::unique_ptr<RateLimiter> limiter_;
+};
+
 class RateLimitMiddleware final : public http::Middleware {
  public:
   // A missing limiter while not disabled is a wiring bug: std::invalid_argument.

@@ -10,8 +10,12 @@
 // exact count of a sliding log by at most the previous window's count (it is exact for evenly
 // spread hits), and needs two integers per key instead of a timestamp per hit.
 //
-// Every hit is counted, refused ones too (so a client that ignores Retry-After stays limited,
-// and the database needs just one atomic statement per hit).
+// Refused hits are not counted: a client that ignores Retry-After stays limited all the same
+// (allowed hits still fill the window), and the wait a refusal announces is not pushed out by
+// the refusals themselves. `Retry-After` is the first second a hit fits again, capped at the
+// window (D16). The cap is reached only when the previous window's hits, weighted as if spread
+// evenly, still fill the limit a whole window later (for example a limit of 1); a client that
+// retries then may be refused once more, for at most window / max_requests.
 #pragma once
 
 #include <cstdint>

@@ -17,9 +17,14 @@ std::optional<RouteLimit> ClassifyRoute(std::string_view path, int window_second
   const auto per_window = [&](std::string_view group, int max) {
     return RouteLimit{group, Limit{max, window_ms}};
   };
-  // Admin endpoints (interface.md "Authentication" rule 7): schema editing and the audit log.
-  if (UnderSegment(path, "/api/admin") || UnderSegment(path, "/api/activity")) {
+  // Admin endpoints (interface.md "Authentication" rule 7): schema editing, the audit log and
+  // the MCP server (admins only; a tool call counts once, the route it runs is not counted).
+  if (UnderSegment(path, "/api/admin") || UnderSegment(path, "/api/activity") ||
+      UnderSegment(path, "/mcp")) {
     return RouteLimit{"admin", Limit{kAdminPerWindow, kAdminWindowMs}};
+  }
+  if (path == "/api/analytics/collect") {
+    return per_window("analytics-collect", kAnalyticsCollectPerWindow);
   }
   if (!UnderSegment(path, "/api/auth")) return std::nullopt;
   const std::string_view rest = path.substr(std::string_view("/api/auth").size());

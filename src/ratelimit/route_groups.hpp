@@ -10,7 +10,7 @@ namespace cairn::ratelimit {
 
 struct RouteLimit {
   std::string_view group;  // `sign-in`, `sign-up`, `password-reset`, `one-time-code`,
-                           // `admin`, `auth`
+                           // `admin`, `auth`, `analytics-collect`
   Limit limit;
 };
 
@@ -22,8 +22,10 @@ struct RouteLimit {
 //   /api/auth/sign-in/email-otp, /api/auth/sign-in/magic-link,
 //   /api/auth/email-otp[/…], /api/auth/magic-link[/…],
 //   /api/auth/forget-password/email-otp                   one-time-code   10 per window
-//   /api/auth/admin[/…], /api/admin[/…]                   admin           10 per second
+//   /api/auth/admin[/…], /api/admin[/…], /api/activity[/…],
+//   /mcp                                                  admin           10 per second
 //   any other /api/auth[/…]                               auth           100 per window
+//   /api/analytics/collect                                analytics-collect  600 per window
 // `window_seconds` (RATE_LIMIT_WINDOW_SECONDS) is the window of every group but admin, whose
 // window is always kAdminWindowMs.
 std::optional<RouteLimit> ClassifyRoute(std::string_view path, int window_seconds);

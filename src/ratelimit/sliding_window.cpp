@@ -29,12 +29,22 @@ int CeilSeconds(std::int64_t millis) {
   return static_cast<int>(std::min<std::int64_t>(seconds, std::numeric_limits<int>::max()));
 }
 
+// Whole seconds, at least 1, never more than the window (D16); see rate_limiter.hpp for when the
+// cap is reached.
+int RetrySeconds(std::int64_t millis, std::int64_t window) {
+  return CeilSeconds(std::min(millis, window));
+}
+
 }  // namespace
 
 std::int64_t WindowStart(std::int64_t now_ms, std::int64_t window_ms) {
   std::int64_t remainder = now_ms % window_ms;
   if (remainder < 0) remainder += window_ms;
   return now_ms - remainder;
+}
+
+void Uncount(WindowState& state) {
+  if (state.count > 0) --state.count;
 }
 
 void Count(WindowState& state, std::int64_t window_ms, std::int64_t now_ms) {
@@ -55,18 +65,20 @@ Decision Decide(const WindowState& state, const Limit& limit, std::int64_t now_m
   if (max > 0 && Fits(state.previous_count, state.count, elapsed, window, max)) {
     return Decision{true, 0};
   }
-  if (max <= 0) return Decision{false, CeilSeconds(window)};
+  if (max <= 0) return Decision{false, RetrySeconds(window, window)};
 
-  // The next hit, with no other hits in between: still in this window?
-  const std::int64_t budget = max - state.count - 1;
+  // This refused hit is taken back (Uncount), so `kept` hits stay in this window. The next hit,
+  // with no other hits in between: still in this window?
+  const std::int64_t kept = state.count - 1;
+  const std::int64_t budget = max - kept - 1;
   if (budget >= 0 && state.previous_count > 0) {
     const std::int64_t at = ElapsedUntilFits(state.previous_count, budget, window);
-    if (at < window) return Decision{false, CeilSeconds(state.window_start + at - now_ms)};
+    if (at < window) return Decision{false, RetrySeconds(state.window_start + at - now_ms, window)};
   }
   // In the next window, this window's hits become the weighted previous ones (max - 1 of them
   // may remain); at the latest at the start of the window after that.
-  const std::int64_t at = state.count > 0 ? ElapsedUntilFits(state.count, max - 1, window) : 0;
-  return Decision{false, CeilSeconds(state.window_start + window + at - now_ms)};
+  const std::int64_t at = kept > 0 ? ElapsedUntilFits(kept, max - 1, window) : 0;
+  return Decision{false, RetrySeconds(state.window_start + window + at - now_ms, window)};
 }
 
 }  // namespace cairn::ratelimit

@@ -26,6 +26,9 @@ inline std::int64_t ExpiresAt(std::int64_t window_start, std::int64_t window_ms)
 // whose window is later than `now_ms` (another node's clock ran ahead) is kept as it is.
 void Count(WindowState& state, std::int64_t window_ms, std::int64_t now_ms);
 
+// Takes back a refused hit counted by Count (refused hits do not count: rate_limiter.hpp).
+void Uncount(WindowState& state);
+
 // Decides a hit already counted into `state`.
 Decision Decide(const WindowState& state, const Limit& limit, std::int64_t now_ms);
 

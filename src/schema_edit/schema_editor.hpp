@@ -47,8 +47,8 @@ struct StatusView {
 };
 
 // Top-level keys whose change a publish refuses: the services built from them (sessions and
-// strategies, storage buckets) live across versions and are built once at startup.
-inline constexpr std::string_view kRestartOnlyKeys[] = {"auth", "buckets"};
+// strategies, storage buckets, analytics) live across versions and are built once at startup.
+inline constexpr std::string_view kRestartOnlyKeys[] = {"auth", "buckets", "analytics"};
 
 class SchemaEditor {
  public:

@@ -3,10 +3,13 @@
 // outbox), on the backend of this run.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <future>
+#include <thread>
 
 #include "common/crypto.hpp"
 #include "e2e/auth_test_support.hpp"
+#include "support/smtp_sink.hpp"
 
 namespace cairn::test {
 namespace {
@@ -96,6 +99,34 @@ TEST(AuthUpdateUser, ChangesNameAndImageButNotEmail) {
   // Wrong types are a validation error.
   EXPECT_TRUE(IsAuthError(auth.PostAs(a.token, "/api/auth/update-user", R"({"name":42})"), 400,
                           "VALIDATION_ERROR", ""));
+}
+
+// Mass assignment: the admin plugin's fields are refused (Better Auth's FIELD_NOT_ALLOWED), a
+// body with nothing to change too, and `id` is not a field: only the caller's own row changes.
+TEST(AuthUpdateUser, AdminFieldsAreRefusedAndIdIsNotAField) {
+  AuthApp auth;
+  const Account a = auth.NewAccount("climber@example.com");
+  const Account b = auth.NewAccount("bystander@example.com", "correct horse 1", "Bystander");
+  for (const char* body : {R"({"name":"x","role":"admin"})", R"({"banned":true})",
+                           R"({"banReason":"none","name":"x"})", R"({"banExpires":1})"}) {
+    const auto refused = auth.PostAs(a.token, "/api/auth/update-user", body);
+    EXPECT_TRUE(IsAuthError(refused, 400, "VALIDATION_ERROR", "FIELD_NOT_ALLOWED")) << body;
+  }
+  EXPECT_TRUE(
+      IsAuthError(auth.PostAs(a.token, "/api/auth/update-user", R"({"emailVerified":true})"), 400,
+                  "VALIDATION_ERROR", "NO_FIELDS_TO_UPDATE"));
+  EXPECT_EQ(auth.Scalar(R"(SELECT "role" FROM "_cairn_auth_users" WHERE "id" = ?)",
+                        {std::string_view(a.user_id)}),
+            "member");
+  const auto renamed = auth.PostAs(a.token, "/api/auth/update-user",
+                                   R"({"id":")" + b.user_id + R"(","name":"Mine"})");
+  ASSERT_EQ(renamed.status, 200) << renamed.body;
+  EXPECT_EQ(auth.Scalar(R"(SELECT "name" FROM "_cairn_auth_users" WHERE "id" = ?)",
+                        {std::string_view(b.user_id)}),
+            "Bystander");
+  EXPECT_EQ(auth.Scalar(R"(SELECT "name" FROM "_cairn_auth_users" WHERE "id" = ?)",
+                        {std::string_view(a.user_id)}),
+            "Mine");
 }
 
 // --- change-password ----------------------------------------------------------------------------
@@ -301,6 +332,42 @@ TEST(AuthPasswordReset, KnownAndUnknownEmailsAnswerAlike) {
   ASSERT_EQ(auth.OutboxSize(), 1u);
   EXPECT_NE(auth.LastMail().Header("to").find("reset@example.com"), std::string::npos);
   EXPECT_EQ(Verifications(auth), 1);
+}
+
+// The mail queue: a reset mail whose SMTP server is down is kept and goes out once the server is
+// back, without the user asking again.
+TEST(AuthPasswordReset, MailThatCannotBeSentIsRetriedUntilItGoesOut) {
+  std::uint16_t port = 0;
+  { port = SmtpSink().port(); }  // a port nothing listens on once the sink is gone
+  TestAppOptions options = AuthAppOptions();
+  auto tune = options.tune_settings;
+  options.tune_settings = [tune, port](app::Settings& settings) {
+    if (tune) tune(settings);
+    settings.smtp_host = "127.0.0.1";
+    settings.smtp_port = port;
+  };
+  AuthApp auth(std::move(options));
+  auth.NewAccount("retry@example.com");
+  const auto asked = auth.Client().PostJson("/api/auth/request-password-reset",
+                                            R"({"email":"retry@example.com"})");
+  ASSERT_EQ(asked.status, 200) << asked.body;
+  auth.app().app().WaitForBackgroundWork();
+  EXPECT_EQ(auth.Count(R"(SELECT COUNT(*) FROM "_cairn_mail_queue" WHERE "attempts" = 1)"), 1);
+
+  SmtpSink sink(port);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (sink.Messages().empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const auto received = sink.Messages();
+  ASSERT_EQ(received.size(), 1u);
+  EXPECT_EQ(received[0].rcpt_to, std::vector<std::string>{"retry@example.com"});
+  EXPECT_NE(received[0].data.find("reset-password"), std::string::npos);
+  // Delivered: no longer queued (removed right after the server's 250).
+  for (int i = 0; i < 50 && auth.Count(R"(SELECT COUNT(*) FROM "_cairn_mail_queue")") > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(auth.Count(R"(SELECT COUNT(*) FROM "_cairn_mail_queue")"), 0);
 }
 
 TEST(AuthPasswordReset, MailedLinkResetsThePasswordOnce) {

@@ -39,13 +39,14 @@ class ManualClock {
   std::shared_ptr<std::atomic<std::int64_t>> now_ms_ =
       std::make_shared<std::atomic<std::int64_t>>(kClockStartMs);
 };
-// Refused hits weigh on the next window too: Retry-After may reach past the current one.
-constexpr int kMaxRetryAfter = 2 * kLongWindowSeconds;
+// D16: Retry-After is never more than the window.
+constexpr int kMaxRetryAfter = kLongWindowSeconds;
 
 struct LimitOptions {
   int window_seconds = kLongWindowSeconds;
   std::string trusted_proxies;
   bool disabled = false;
+  int user_max = 0;   // RATE_LIMIT_USER_MAX; off unless a test sets it
   ManualClock clock;  // a fresh clock at kClockStartMs unless a test passes its own
 };
 
@@ -58,6 +59,7 @@ TestAppOptions LimitedOptions(const LimitOptions& limits = {}) {
     settings.rate_limit_disabled = limits.disabled;
     settings.rate_limit_window_seconds = limits.window_seconds;
     settings.trusted_proxies = limits.trusted_proxies;
+    settings.rate_limit_user_max = limits.user_max;
   };
   options.rate_limit_now_ms = limits.clock.Function();
   return options;
@@ -372,6 +374,46 @@ TEST(RateLimit, BehindATrustedProxyEachForwardedClientHasItsOwnBudget) {
             (std::vector<std::optional<std::string>>{"198.51.100.23", "2001:db8::1"}));
 }
 
+// D16: one IPv6 subscriber usually holds a whole /64, so its addresses share one budget.
+TEST(RateLimit, IPv6ClientsAreCountedByTheirSlash64) {
+  TestApp app(LimitedOptions({.trusted_proxies = "127.0.0.1"}));
+  auto client = app.Client();
+  for (int i = 0; i < 20; ++i) {
+    const std::string address = "2001:db8:1:2::" + std::to_string(i + 1);
+    ASSERT_EQ(CheapSignIn(client, ForwardedFor(address)).status, 400) << address;
+  }
+  EXPECT_TRUE(
+      IsRateLimited(CheapSignIn(client, ForwardedFor("2001:db8:1:2:ffff::99")), kMaxRetryAfter));
+  EXPECT_EQ(CheapSignIn(client, ForwardedFor("2001:db8:1:3::1")).status, 400);
+  EXPECT_EQ(CheapSignIn(client, ForwardedFor("203.0.113.9")).status, 400);
+}
+
+// Every signed-in user has a per-node budget on every route (RATE_LIMIT_USER_MAX), so one member
+// cannot degrade a node; other users and anonymous callers keep theirs.
+TEST(RateLimit, EachSignedInUserHasABudgetOnEveryRoute) {
+  ManualClock clock;
+  TestApp app(LimitedOptions({.user_max = 5, .clock = clock}));
+  auto client = app.Client();
+  ASSERT_EQ(SignUp(client, "busy@example.com").status, 200);
+  const auto busy = SignIn(client, "busy@example.com", "a fine password");
+  ASSERT_EQ(busy.status, 200) << busy.body;
+  const Headers busy_bearer = BearerHeader(std::string(busy.Json().at("token").as_string()));
+  const auto admin = SignIn(client, kAdminEmail, kAdminPassword);
+  ASSERT_EQ(admin.status, 200) << admin.body;
+  const Headers admin_bearer = BearerHeader(std::string(admin.Json().at("token").as_string()));
+
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(client.Get("/api/auth/get-session", busy_bearer).status, 200) << i;
+  }
+  const HttpResult refused = client.Get("/api/tables", busy_bearer);
+  EXPECT_TRUE(IsRateLimited(refused, kLongWindowSeconds));
+  EXPECT_EQ(client.Get("/api/auth/get-session", admin_bearer).status, 200);
+  EXPECT_EQ(client.Get("/api/health").status, 200);
+  clock.Advance(std::int64_t{RetryAfter(refused)} * 1000);
+  clock.Advance(kLongWindowSeconds * 1000LL);  // the weighted previous window is gone too
+  EXPECT_EQ(client.Get("/api/auth/get-session", busy_bearer).status, 200);
+}
+
 TEST(RateLimit, DisabledMeansNeverLimited) {
   TestApp app(LimitedOptions({.disabled = true}));
   auto client = app.Client();
@@ -396,10 +438,11 @@ TEST(RateLimit, NodesOnOnePostgresDatabaseShareTheirCounters) {
   }
   EXPECT_TRUE(IsRateLimited(CheapSignIn(client_a), kMaxRetryAfter));
   EXPECT_TRUE(IsRateLimited(CheapSignIn(client_b), kMaxRetryAfter));
-  // One counter row for this client and group, holding every hit of both nodes.
+  // One counter row for this client and group, holding every allowed hit of both nodes (the two
+  // refusals were taken back).
   EXPECT_EQ(Count(first, R"(SELECT "count" FROM "_cairn_rate_limits" WHERE "key" = ?)",
                   {std::string_view("sign-in|127.0.0.1")}),
-            22);
+            20);
   // Other groups are untouched on both nodes.
   EXPECT_EQ(client_a.Get("/api/auth/get-session").status, 200);
   EXPECT_EQ(client_b.Get("/api/auth/get-session").status, 200);

@@ -39,6 +39,7 @@ TestApp::TestApp(TestAppOptions options) {
   app_options.rate_limit_now_ms = std::move(options.rate_limit_now_ms);
   app_options.storage_now_seconds = std::move(options.storage_now_seconds);
   app_options.before_transform = std::move(options.before_transform);
+  app_options.analytics_now_ms = std::move(options.analytics_now_ms);
   app_options.attachment_files = options.attachment_files;
   auto started = app::Application::Start(std::move(app_options));
   if (!started.ok()) {

@@ -33,6 +33,8 @@ struct TestAppOptions {
   // File storage for attachment fields instead of the storage module's (a fake); must outlive
   // the app.
   const records::AttachmentFiles* attachment_files = nullptr;
+  // The analytics clock (epoch milliseconds); empty: the system clock.
+  std::function<std::int64_t()> analytics_now_ms;
   // Called by the request that runs an image transform, before it runs.
   std::function<void(std::string_view key)> before_transform;
 };

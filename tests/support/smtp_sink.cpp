@@ -43,7 +43,7 @@ std::string ReadLine(int fd, int timeout_ms) {
 
 }  // namespace
 
-SmtpSink::SmtpSink() {
+SmtpSink::SmtpSink(std::uint16_t wanted) {
   std::string pattern = (std::filesystem::temp_directory_path() / "cairn-smtp-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
   dir_ = pattern;
@@ -58,8 +58,9 @@ SmtpSink::SmtpSink() {
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], STDOUT_FILENO);
   const std::string script = CAIRN_SOURCE_DIR "/tests/support/smtp_sink.py";
   const std::string dir = dir_.string();
+  const std::string wanted_port = std::to_string(wanted);
   char* argv[] = {const_cast<char*>(kPython), const_cast<char*>(script.c_str()),
-                  const_cast<char*>(dir.c_str()), nullptr};
+                  const_cast<char*>(dir.c_str()), const_cast<char*>(wanted_port.c_str()), nullptr};
   const int spawned = ::posix_spawn(&pid_, kPython, &actions, nullptr, argv, environ);
   if (spawned != 0) pid_ = -1;
   posix_spawn_file_actions_destroy(&actions);

@@ -19,8 +19,9 @@ struct ReceivedMail {
 
 class SmtpSink {
  public:
-  // Throws std::runtime_error when the server does not start (python3-aiosmtpd missing?).
-  SmtpSink();
+  // On `port` (0: a free one). Throws std::runtime_error when the server does not start
+  // (python3-aiosmtpd missing? the port taken?).
+  explicit SmtpSink(std::uint16_t port = 0);
   // Closes the server's stdin, which makes it exit, and removes its directory.
   ~SmtpSink();
   SmtpSink(const SmtpSink&) = delete;

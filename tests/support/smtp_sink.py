@@ -1,8 +1,8 @@
-#!/usr/bin/python3
+#!/ usr / bin / python3
 """A real SMTP server for tests (Debian's python3-aiosmtpd): accepts every message.
 
-Usage: smtp_sink.py <out-dir>
-Listens on 127.0.0.1 on a free port and prints the port on stdout. Each message is saved as
+Usage: smtp_sink.py <out-dir> [port]
+Listens on 127.0.0.1 on the port (default: a free one) and prints the port on stdout. Each message is saved as
 <out-dir>/<n>.eml (the DATA exactly as received) and <n>.envelope ("MAIL FROM:<a>" and one
 "RCPT TO:<b>" line per recipient), written before the server answers 250, so a client that got
 its reply can read them at once. Exits when stdin closes, so it never outlives the test.
@@ -36,12 +36,13 @@ class Sink:
         return "250 Message accepted"
 
 
-async def main(out_dir):
+async def main(out_dir, port):
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
     sink = Sink(out_dir)
     loop = asyncio.get_running_loop()
-    # A fixed hostname: the default, socket.getfqdn(), can wait on DNS.
+#A fixed hostname : the default, socket.getfqdn(), can wait on DNS.
     server = await loop.create_server(lambda: SMTP(sink, hostname="sink.test"), sock=sock)
     print(sock.getsockname()[1], flush=True)
     await loop.run_in_executor(None, sys.stdin.read)
@@ -49,4 +50,4 @@ async def main(out_dir):
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1]))
+    asyncio.run(main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 0))

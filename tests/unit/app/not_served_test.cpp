@@ -108,7 +108,8 @@ TEST(NotServed, EveryInertKeyAndSettingIsNamed) {
   ASSERT_TRUE(outcome.ok());
   const EnvLookup env = FakeEnv(kEveryInertSetting);
   const auto findings = FindNotServed(outcome.config->document, &env);
-  EXPECT_THAT(Subjects(findings, NoticeKind::kNotServed), ElementsAre("analytics"));
+  // analytics is served (D54), SCHEMA_EDIT_API_ENABLED with auth (D51).
+  EXPECT_TRUE(Subjects(findings, NoticeKind::kNotServed).empty());
   EXPECT_THAT(Subjects(findings, NoticeKind::kNoBackendEffect),
               ElementsAre("theme", "languages", "components", "pages"));
 }
@@ -210,8 +211,8 @@ TEST(NotServed, ConfigKeysAreNamedWithFileAndLine) {
   for (const auto& finding : findings) lines.push_back(FormatNotServed(finding, outcome.locations));
   ASSERT_GE(lines.size(), 3u);
   EXPECT_EQ(lines[0],
-            "app.yaml:29: analytics: accepted, not served by this build: analytics: the collect "
-            "and report routes do not exist");
+            "app.yaml:30: theme: kept, drives no backend behaviour: by design (D6); kept in the "
+            "schema versions and GET /api/admin/schema/export");
   EXPECT_EQ(lines.back(),
             "app.yaml:33: pages: kept, drives no backend behaviour: by design (D6); kept in the "
             "schema versions and GET /api/admin/schema/export");
@@ -225,9 +226,8 @@ TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
   for (const NotServedLine& line : NotServedReport(outcome, &env)) {
     starts.push_back(line.text.substr(0, line.text.find(": ", line.text.find(": ") + 2)));
   }
-  EXPECT_THAT(starts,
-              ElementsAre("app.yaml:29: analytics", "app.yaml:30: theme", "app.yaml:31: languages",
-                          "app.yaml:32: components", "app.yaml:33: pages"));
+  EXPECT_THAT(starts, ElementsAre("app.yaml:30: theme", "app.yaml:31: languages",
+                                  "app.yaml:32: components", "app.yaml:33: pages"));
 }
 
 }  // namespace

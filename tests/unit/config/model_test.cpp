@@ -225,11 +225,25 @@ TEST(ModelTest, AuthConfig) {
   EXPECT_EQ(auth.roles[0].storage_sign_upload, false);
   EXPECT_EQ(auth.roles[1].storage_sign, std::nullopt);
   EXPECT_EQ(auth.roles[2].description, "");
-  EXPECT_TRUE(full.analytics);
+  ASSERT_TRUE(full.analytics.has_value());
+  EXPECT_EQ(full.analytics->retention_days, 90);
+  EXPECT_EQ(full.analytics->session_timeout_minutes, 15);
+  EXPECT_TRUE(full.analytics->respect_do_not_track);
+  EXPECT_EQ(full.analytics->excluded_paths, std::vector<std::string>{"/admin/*"});
 
   const AppConfig minimal = MustLoad("valid/minimal.yaml");
   EXPECT_FALSE(minimal.auth.has_value());
-  EXPECT_FALSE(minimal.analytics);
+  EXPECT_FALSE(minimal.analytics.has_value());
+  // `true` is every default; an object with `enabled: false` is off.
+  const auto on = LoadYaml("name: app\nanalytics: true\n");
+  ASSERT_TRUE(on.ok()) << DescribeIssues(on);
+  ASSERT_TRUE(on.config->analytics.has_value());
+  EXPECT_EQ(on.config->analytics->retention_days, 365);
+  EXPECT_EQ(on.config->analytics->session_timeout_minutes, 30);
+  EXPECT_FALSE(on.config->analytics->respect_do_not_track);
+  const auto off = LoadYaml("name: app\nanalytics: {enabled: false, retentionDays: 5}\n");
+  ASSERT_TRUE(off.ok()) << DescribeIssues(off);
+  EXPECT_FALSE(off.config->analytics.has_value());
 
   const auto defaults = LoadYaml("name: app\nauth:\n  strategies: [{type: emailAndPassword}]\n");
   ASSERT_TRUE(defaults.ok()) << DescribeIssues(defaults);
@@ -256,7 +270,7 @@ TEST(ModelTest, RootScalarsAndDocument) {
   EXPECT_TRUE(config.document.is_object());
   const AppConfig json = MustLoad("valid/minimal.json");
   EXPECT_EQ(json.name, "minimal-json");
-  EXPECT_FALSE(json.analytics);
+  EXPECT_FALSE(json.analytics.has_value());
   EXPECT_EQ(json.tables[0].FindField("score")->scale, 3);
 }
 

@@ -108,6 +108,23 @@ TEST(DispatcherTest, NonJsonContentTypeIsRejected) {
   EXPECT_EQ(dispatcher.Handle(raw, request).status, 400);
 }
 
+// JSON is UTF-8 (RFC 8259): a body declared in another charset is not read as if it were.
+TEST(DispatcherTest, JsonInAnotherCharsetIsRejected) {
+  auto dispatcher = MakeDispatcher();
+  const std::pair<const char*, int> cases[] = {{"application/json; charset=utf-16", 400},
+                                               {"application/json;charset=ISO-8859-1", 400},
+                                               {"application/json; charset=UTF-8", 200},
+                                               {"application/json; charset=\"utf-8\"", 200},
+                                               {"application/problem+json; charset=utf-8", 200},
+                                               {"application/json; foo=bar", 200}};
+  for (const auto& [content_type, status] : cases) {
+    auto raw =
+        MakeRequest(boost::beast::http::verb::post, "/echo/x", R"({"value":1})", content_type);
+    Request request;
+    EXPECT_EQ(dispatcher.Handle(raw, request).status, status) << content_type;
+  }
+}
+
 TEST(DispatcherTest, UnknownRouteAndMethodAre404Envelopes) {
   auto dispatcher = MakeDispatcher();
   for (auto [verb, target] : {std::pair{boost::beast::http::verb::get, "/nothing"},

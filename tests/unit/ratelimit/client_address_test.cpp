@@ -124,5 +124,14 @@ TEST(ClientAddressTest, LongHeadersStopAfterTheHopLimit) {
   EXPECT_EQ(proxies.ClientAddress("10.0.0.1", garbage), "10.0.0.1");
 }
 
+TEST(RateLimitKeyOf, IPv6IsKeyedByItsSlash64) {
+  EXPECT_EQ(RateLimitKeyOf("2001:db8:1:2:aaaa:bbbb:cccc:dddd"), "2001:db8:1:2::/64");
+  EXPECT_EQ(RateLimitKeyOf("2001:db8:1:2::1"), RateLimitKeyOf("2001:db8:1:2:ffff::9"));
+  EXPECT_NE(RateLimitKeyOf("2001:db8:1:2::1"), RateLimitKeyOf("2001:db8:1:3::1"));
+  EXPECT_EQ(RateLimitKeyOf("::1"), "::/64");
+  EXPECT_EQ(RateLimitKeyOf("203.0.113.7"), "203.0.113.7");
+  EXPECT_EQ(RateLimitKeyOf("not an address"), "not an address");
+}
+
 }  // namespace
 }  // namespace cairn::ratelimit

@@ -38,6 +38,8 @@ TEST(RouteGroupsTest, Groups) {
   EXPECT_EQ(GroupOf("/api/activity"), "admin");
   EXPECT_EQ(GroupOf("/api/activity/12"), "admin");
   EXPECT_EQ(GroupOf("/api/activityx"), "-");
+  EXPECT_EQ(GroupOf("/mcp"), "admin");
+  EXPECT_EQ(GroupOf("/mcpx"), "-");
   EXPECT_EQ(GroupOf("/api/auth/get-session"), "auth");
   EXPECT_EQ(GroupOf("/api/auth/sign-out"), "auth");
   EXPECT_EQ(GroupOf("/api/auth"), "auth");
@@ -49,6 +51,8 @@ TEST(RouteGroupsTest, Groups) {
   EXPECT_EQ(GroupOf("/api/health"), "-");
   EXPECT_EQ(GroupOf("/api/tables/x/records"), "-");
   EXPECT_EQ(GroupOf("/"), "-");
+  EXPECT_EQ(GroupOf("/api/analytics/collect"), "analytics-collect");
+  EXPECT_EQ(GroupOf("/api/analytics/overview"), "-");  // admins only, behind the session
 }
 
 TEST(RouteGroupsTest, LimitsAndWindows) {

@@ -8,12 +8,14 @@ namespace {
 
 constexpr Limit kTenPerMinute{10, 60'000};
 
-// Counts `hits` hits at `now_ms` into a fresh state and returns the last decision.
+// Counts `hits` hits at `now_ms` as the limiters do (a refused hit is taken back) and returns
+// the last decision.
 Decision HitMany(WindowState& state, const Limit& limit, std::int64_t now_ms, int hits) {
   Decision decision;
   for (int i = 0; i < hits; ++i) {
     Count(state, limit.window_ms, now_ms);
     decision = Decide(state, limit, now_ms);
+    if (!decision.allowed) Uncount(state);
   }
   return decision;
 }
@@ -64,7 +66,8 @@ TEST(SlidingWindowTest, PreviousWindowIsWeightedByOverlap) {
   EXPECT_FALSE(HitMany(half, kTenPerMinute, 90'000, 1).allowed);
 }
 
-// The Retry-After of a refused hit is the first second at which a hit is allowed again.
+// The Retry-After of a refused hit is the first second at which a hit is allowed again (when that
+// is within the window; RetryAfterNeverExceedsTheWindow covers the rest).
 void ExpectExactRetryAfter(const Limit& limit, std::int64_t first_ms, int hits,
                            std::int64_t refused_at_ms) {
   WindowState state;
@@ -83,12 +86,44 @@ void ExpectExactRetryAfter(const Limit& limit, std::int64_t first_ms, int hits,
 }
 
 TEST(SlidingWindowTest, RetryAfterIsExactToTheSecond) {
-  ExpectExactRetryAfter(kTenPerMinute, 1000, 10, 1000);      // wait for the next window
+  ExpectExactRetryAfter(kTenPerMinute, 50'000, 10, 55'000);  // wait for the next window
   ExpectExactRetryAfter(kTenPerMinute, 59'000, 10, 60'500);  // wait within the window
   ExpectExactRetryAfter(kTenPerMinute, 30'000, 10, 61'000);
-  ExpectExactRetryAfter(Limit{20, 60'000}, 0, 20, 100);
+  ExpectExactRetryAfter(Limit{20, 60'000}, 50'000, 20, 50'100);
   ExpectExactRetryAfter(Limit{10, 1000}, 100, 10, 200);
-  ExpectExactRetryAfter(Limit{1, 60'000}, 0, 1, 0);  // the window after next
+  ExpectExactRetryAfter(Limit{20, 60'000}, 59'999, 20, 60'000);
+}
+
+// A client that keeps hammering does not push its own wait out: refusals are not counted.
+TEST(SlidingWindowTest, RefusalsDoNotCount) {
+  WindowState state;
+  HitMany(state, kTenPerMinute, 1000, 10);
+  const Decision first = HitMany(state, kTenPerMinute, 2000, 1);
+  const Decision after_many = HitMany(state, kTenPerMinute, 2000, 1000);
+  EXPECT_FALSE(after_many.allowed);
+  EXPECT_EQ(after_many.retry_after_seconds, first.retry_after_seconds);
+  EXPECT_EQ(state.count, 10);
+}
+
+// D16: Retry-After never exceeds the window, even where the weighted estimate would need the
+// window after next (a limit of 1 hit at the start of a window); a retry at that time waits at
+// most window / max more.
+TEST(SlidingWindowTest, RetryAfterNeverExceedsTheWindow) {
+  for (const Limit limit : {Limit{1, 60'000}, Limit{2, 60'000}, Limit{20, 60'000}}) {
+    for (std::int64_t first : {0, 30'000, 59'999}) {
+      WindowState state;
+      HitMany(state, limit, first, limit.max_requests);
+      const Decision refused = HitMany(state, limit, first, 1);
+      ASSERT_FALSE(refused.allowed);
+      EXPECT_GE(refused.retry_after_seconds, 1);
+      EXPECT_LE(refused.retry_after_seconds, 60) << limit.max_requests << " at " << first;
+      const std::int64_t retry_at = first + refused.retry_after_seconds * 1000LL;
+      const Decision again = HitMany(state, limit, retry_at, 1);
+      if (!again.allowed) {
+        EXPECT_LE(again.retry_after_seconds * 1000LL, limit.window_ms / limit.max_requests + 999);
+      }
+    }
+  }
 }
 
 TEST(SlidingWindowTest, ZeroLimitRefusesEverything) {

@@ -68,11 +68,28 @@ TEST(PhoneNumberCodec, AcceptsPlausibleNumbersAsWritten) {
   ExpectAccepted(field, {R"("112")", R"("+44 20 7946 0958")", R"("030.123.456")", "null"});
 }
 
+// People write extensions; the value is kept exactly as written.
+TEST(PhoneNumberCodec, AcceptsExtensions) {
+  const auto field = MakeField(FieldType::kPhoneNumber);
+  EXPECT_EQ(RoundTrip(field, R"("+1 (555) 010-0000 ext. 7")"), R"("+1 (555) 010-0000 ext. 7")");
+  ExpectAccepted(field, {R"("555-0100 x12")", R"("555-0100 ext 3")", R"("555-0100 EXT.42")",
+                         R"("555-0100 extension 123456")", R"("555-0100 #9")", R"("555-0100x1")"});
+}
+
+TEST(PhoneNumberCodec, RefusesMalformedExtensions) {
+  const auto field = MakeField(FieldType::kPhoneNumber);
+  ExpectRefused(field, {R"("555-0100 ext")", R"("555-0100 x1234567")", R"("555-0100 ext 3 4")",
+                        R"("12 x34")", R"("x12 555-0100")", R"("555-0100 ext. 7 x8")",
+                        R"("555-0100 ex 7")", R"("555-0100 x-7")"});
+}
+
 TEST(PhoneNumberCodec, RefusesImplausibleNumbers) {
   const auto field = MakeField(FieldType::kPhoneNumber);
-  ExpectRefused(field, {R"("12")", R"("call me")", R"("555-0100 ext 3")", R"("1+2345")",
-                        R"("+()-. ")", R"("123456789012345678901234567890123")", "5550100"});
-  EXPECT_THAT(ErrorOf(field, R"("abc")"), HasSubstr("digits, spaces and + - ( ) ."));
+  ExpectRefused(field,
+                {R"("12")", R"("call me")", R"("555-0100 call 3")", R"("1+2345")", R"("+()-. ")",
+                 R"("12345678901234567890123456789012345678901")", "5550100"});
+  EXPECT_THAT(ErrorOf(field, R"("abc")"),
+              HasSubstr("digits, spaces and + - ( ) ., optionally with an extension"));
 }
 
 TEST(EmailCodec, AcceptsAddresses) {

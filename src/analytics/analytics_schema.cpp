@@ -1,0 +1,66 @@
+#include "analytics/analytics_schema.hpp"
+
+#include <string>
+
+namespace cairn::analytics {
+namespace {
+
+// Only the id's type differs between the databases. Times are epoch millis (UTC); a rollup's
+// `day` is the day number since 1970-01-01. Rollup keys are '' where the event had none, so
+// they can sit in the primary key. The time index also holds the visitor and id: the overview's
+// raw part (distinct visitors, sessions by window) reads the index alone, no row lookups.
+std::string SchemaSql(const db::Dialect& dialect) {
+  std::string sql = R"SQL(CREATE TABLE IF NOT EXISTS "_cairn_analytics_events" (
+  "id" )SQL";
+  sql += dialect.ColumnTypeSql({db::ColumnKind::kId});
+  sql += R"SQL(,
+  "created_at" BIGINT NOT NULL,
+  "visitor" TEXT NOT NULL,
+  "path" TEXT NOT NULL,
+  "title" TEXT,
+  "referrer" TEXT,
+  "referrer_domain" TEXT,
+  "screen_width" BIGINT,
+  "screen_height" BIGINT,
+  "utm_source" TEXT,
+  "utm_medium" TEXT,
+  "utm_campaign" TEXT,
+  "utm_content" TEXT,
+  "utm_term" TEXT,
+  "browser" TEXT NOT NULL,
+  "os" TEXT NOT NULL,
+  "device_type" TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS "_cairn_analytics_events_created" ON "_cairn_analytics_events" ("created_at", "visitor", "id");
+CREATE INDEX IF NOT EXISTS "_cairn_analytics_events_visitor" ON "_cairn_analytics_events" ("visitor", "created_at");
+CREATE TABLE IF NOT EXISTS "_cairn_analytics_daily" (
+  "dimension" TEXT NOT NULL,
+  "day" BIGINT NOT NULL,
+  "k1" TEXT NOT NULL,
+  "k2" TEXT NOT NULL,
+  "k3" TEXT NOT NULL,
+  "page_views" BIGINT NOT NULL,
+  "visitors" BIGINT NOT NULL,
+  "sessions" BIGINT NOT NULL,
+  PRIMARY KEY ("dimension", "day", "k1", "k2", "k3")
+);
+CREATE TABLE IF NOT EXISTS "_cairn_analytics_state" (
+  "name" TEXT PRIMARY KEY,
+  "value" TEXT NOT NULL
+);
+)SQL";
+  return sql;
+}
+
+}  // namespace
+
+Status EnsureAnalyticsSchema(db::Database& database) {
+  return database.Transaction(db::Access::kSchema, [&](db::Connection& connection) -> Status {
+    if (auto lock = connection.dialect().MigrationLockSql()) {
+      CAIRN_TRY(connection.Execute(*lock, {}));
+    }
+    return connection.ExecuteScript(SchemaSql(connection.dialect()));
+  });
+}
+
+}  // namespace cairn::analytics
