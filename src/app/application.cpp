@@ -1,5 +1,6 @@
 #include "app/application.hpp"
 
+#include <atomic>
 #include <filesystem>
 #include <system_error>
 #include <thread>
@@ -16,13 +17,16 @@
 #include "api/openapi_api.hpp"
 #include "api/origin_check.hpp"
 #include "api/records_api.hpp"
+#include "api/schema_api.hpp"
 #include "api/storage_api.hpp"
 #include "api/tables_api.hpp"
 #include "api/two_factor_api.hpp"
 #include "app/analytics_setup.hpp"
+#include "app/app_snapshot.hpp"
 #include "app/attachment_storage.hpp"
 #include "app/auth_setup.hpp"
 #include "app/purge_setup.hpp"
+#include "app/schema_follower.hpp"
 #include "app/storage_setup.hpp"
 #include "common/log.hpp"
 #include "common/time.hpp"
@@ -31,6 +35,9 @@
 #include "records/comment_schema.hpp"
 #include "records/search_index.hpp"
 #include "schema/migrator.hpp"
+#include "schema_edit/schema_editor.hpp"
+#include "schema_edit/startup_version.hpp"
+#include "schema_edit/version_store.hpp"
 
 namespace cairn::app {
 
@@ -41,10 +48,13 @@ struct Application::Parts {
   AuthParts auth;                                   // empty when the config has no `auth` section
   StorageParts storage;                             // with auth: signing needs sessions
   std::unique_ptr<StorageAttachmentFiles> attachment_files;  // attachments over `storage`
-  // Every (table, role) permission answer, precomputed from options.config for the routes.
-  access::AccessIndex access;
-  std::unique_ptr<records::RecordService> records;
-  std::unique_ptr<jobs::PurgeJob> purge;  // with auth: erasure and retention (D19a)
+  // What the served schema version derives (config, access, records, routes); a publish swaps
+  // it. Readers outside a request (jobs, erasure hooks) load it once per use.
+  std::atomic<std::shared_ptr<const AppSnapshot>> snapshot;
+  // Versions, the draft, publishing (D51); null when the config came without its document.
+  std::unique_ptr<schema_edit::SchemaEditor> schema_editor;
+  std::unique_ptr<SchemaFollower> schema_follower;  // PostgreSQL: versions other nodes publish
+  std::unique_ptr<jobs::PurgeJob> purge;            // with auth: erasure and retention (D19a)
   std::unique_ptr<jobs::Scheduler> purge_schedule;
   std::unique_ptr<analytics::AnalyticsService> analytics;  // with a truthy `analytics` (D54)
   std::unique_ptr<jobs::Scheduler> analytics_schedule;     // its rollups and retention
@@ -62,11 +72,11 @@ std::vector<std::string> TrustedOrigins(const Settings& settings) {
   return origins;
 }
 
-Result<http::Router> BuildRouter(Application::Parts& parts) {
-  http::Router router;
-  const config::AppConfig& config = parts.options.config;
-  parts.access = access::AccessIndex::Build(config);
-  parts.liveness = std::make_unique<api::DatabaseLiveness>(*parts.database);
+// The routes of one schema version; every config-derived object a handler uses lives in
+// `snapshot`, the services that outlive versions in `parts`.
+Status BuildRouter(Application::Parts& parts, AppSnapshot& snapshot) {
+  http::Router& router = snapshot.router;
+  const config::AppConfig& config = snapshot.config;
   CAIRN_TRY(api::AddHealthRoutes(router, *parts.liveness, {config.name, config.version}));
   if (parts.auth.service) {
     CAIRN_TRY(api::AddAuthRoutes(router, *parts.auth.service, *parts.auth.cookies,
@@ -85,18 +95,16 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
       CAIRN_TRY(api::AddOrganizationRoutes(router, *parts.auth.service, parts.auth.mailer));
     }
     // Every route needs a session (D17), which exists only with auth.
-    CAIRN_TRY(api::AddTablesRoutes(router, config, parts.access));
+    CAIRN_TRY(api::AddTablesRoutes(router, config, snapshot.access));
     std::function<std::int64_t()> storage_now = parts.options.storage_now_seconds;
     if (!storage_now) storage_now = [] { return time::NowMillis() / 1000; };
-    parts.attachment_files = std::make_unique<StorageAttachmentFiles>(
-        *parts.storage.service, storage_now, parts.storage.transforms.get());
     const records::AttachmentFiles* files = parts.options.attachment_files
                                                 ? parts.options.attachment_files
                                                 : parts.attachment_files.get();
-    parts.records =
-        std::make_unique<records::RecordService>(*parts.database, config, parts.access, files);
-    CAIRN_TRY(api::AddRecordRoutes(router, config, *parts.records));
-    CAIRN_TRY(api::AddCommentRoutes(router, config, *parts.database, parts.access));
+    snapshot.records =
+        std::make_unique<records::RecordService>(*parts.database, config, snapshot.access, files);
+    CAIRN_TRY(api::AddRecordRoutes(router, config, *snapshot.records));
+    CAIRN_TRY(api::AddCommentRoutes(router, config, *parts.database, snapshot.access));
     // Admin only, so only with sessions (D50).
     CAIRN_TRY(api::AddActivityRoutes(router, *parts.database));
     // Admin only, so only with sessions (D55).
@@ -106,6 +114,10 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
                                     std::move(storage_now), parts.storage.transforms.get()));
     // Admin only, so only with sessions (D52): documents every route of this table.
     CAIRN_TRY(api::AddOpenApiRoutes(router, config));
+    // Admin only, and only when the operator turns it on (D51).
+    if (parts.schema_editor && parts.options.settings.schema_edit_api_enabled) {
+      CAIRN_TRY(api::AddSchemaRoutes(router, *parts.schema_editor));
+    }
   }
   if (parts.analytics) {
     CAIRN_TRY(api::AddAnalyticsRoutes(router, *parts.analytics, parts.auth.service != nullptr));
@@ -113,7 +125,61 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
   if (parts.options.extra_routes) {
     CAIRN_TRY(parts.options.extra_routes(router, *parts.database));
   }
-  return router;
+  return {};
+}
+
+// Everything derived from `config`, built in one place (the only function that reads a config
+// for serving).
+Result<std::shared_ptr<AppSnapshot>> BuildSnapshot(Application::Parts& parts,
+                                                   config::AppConfig config, std::int64_t version) {
+  auto snapshot = std::make_shared<AppSnapshot>();
+  snapshot->version = version;
+  snapshot->config = std::move(config);
+  snapshot->access = access::AccessIndex::Build(snapshot->config);
+  CAIRN_TRY(BuildRouter(parts, *snapshot));
+  return snapshot;
+}
+
+// The router keeps its whole snapshot alive (aliasing constructor).
+std::shared_ptr<const http::Router> RouterOf(const std::shared_ptr<const AppSnapshot>& snapshot) {
+  return {snapshot, &snapshot->router};
+}
+
+// How the schema editor builds a version's snapshot and puts it live.
+schema_edit::Prepare SnapshotPreparer(Application::Parts& parts) {
+  return [&parts](config::AppConfig config) -> Result<schema_edit::Activate> {
+    CAIRN_ASSIGN_OR_RETURN(std::shared_ptr<AppSnapshot> snapshot,
+                           BuildSnapshot(parts, std::move(config), 0));
+    return schema_edit::Activate([&parts, snapshot](std::int64_t version, bool leader) -> Status {
+      snapshot->version = version;
+      // The node that migrated brings the `q` indexes in line (the others find them so).
+      if (leader) CAIRN_TRY(records::EnsureSearchIndexes(*parts.database, snapshot->config));
+      std::shared_ptr<const AppSnapshot> live = snapshot;
+      parts.snapshot.store(live);
+      parts.server->SwapRouter(RouterOf(live));
+      return {};
+    });
+  };
+}
+
+// Brings the database to the served version and says which it is (D51 when the config came
+// with its document; otherwise the config as given, without versions).
+Result<schema_edit::StartupVersion> MigrateAtStartup(Application::Parts& parts) {
+  db::Database& database = *parts.database;
+  schema::MigrateOptions migrate_options;
+  migrate_options.allow_destructive = parts.options.settings.allow_destructive;
+  if (!parts.options.config.document.is_null()) {
+    CAIRN_TRY(schema_edit::EnsureVersionSchema(database));
+    return schema_edit::StartVersions(database, parts.options.config, migrate_options);
+  }
+  schema_edit::StartupVersion start;
+  start.config = parts.options.config;
+  CAIRN_TRY(database.Transaction(db::Access::kSchema, [&](db::Connection& connection) -> Status {
+    CAIRN_ASSIGN_OR_RETURN(const schema::SchemaModel model, schema::BuildSchemaModel(start.config));
+    CAIRN_ASSIGN_OR_RETURN(start.migration, schema::Migrate(connection, model, migrate_options));
+    return schema_edit::RecordMigrationEvent(connection, start.migration, 0);
+  }));
+  return start;
 }
 
 }  // namespace
@@ -143,20 +209,18 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   db_options.postgres = settings.database_postgres;
   CAIRN_ASSIGN_OR_RETURN(parts->database, db::OpenDatabase(db_options));
 
-  schema::MigrateOptions migrate_options;
-  migrate_options.allow_destructive = settings.allow_destructive;
-  CAIRN_ASSIGN_OR_RETURN(
-      auto report,
-      schema::MigrateToConfig(*parts->database, parts->options.config, migrate_options));
-  if (!report.statements.empty()) {
-    log::Info("migrated the database: " + std::to_string(report.statements.size()) +
+  // Before the migration: the migration writes its activity entry (D50). Record changes are
+  // logged with or without auth.
+  CAIRN_TRY(activity::EnsureActivitySchema(*parts->database));
+  CAIRN_ASSIGN_OR_RETURN(schema_edit::StartupVersion start, MigrateAtStartup(*parts));
+  if (start.migration.changed()) {
+    log::Info("migrated the database: " + std::to_string(start.migration.statements.size()) +
               " statement(s)");
   }
-  // With or without auth: record changes are logged too.
-  CAIRN_TRY(activity::EnsureActivitySchema(*parts->database));
+  if (start.version > 0) log::Info("serving schema version " + std::to_string(start.version));
   // Also without auth: a record's permanent delete removes its comments.
   CAIRN_TRY(records::EnsureCommentSchema(*parts->database));
-  CAIRN_TRY(records::EnsureSearchIndexes(*parts->database, parts->options.config));
+  CAIRN_TRY(records::EnsureSearchIndexes(*parts->database, start.config));
 
   http::ServerOptions server_options;
   server_options.host = settings.host;
@@ -181,9 +245,14 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
                                                              parts->options.rate_limit_now_ms));
   middleware.push_back(std::move(rate_limit));
   if (parts->options.config.auth) {
-    CAIRN_ASSIGN_OR_RETURN(parts->auth,
-                           SetUpAuth(bound, *parts->options.config.auth, *parts->database,
-                                     AccountErasureHooks(parts->options.config)));
+    Application::Parts& live = *parts;
+    CAIRN_ASSIGN_OR_RETURN(
+        parts->auth,
+        SetUpAuth(bound, *parts->options.config.auth, *parts->database,
+                  AccountErasureHooks([&live]() -> std::shared_ptr<const config::AppConfig> {
+                    std::shared_ptr<const AppSnapshot> snapshot = live.snapshot.load();
+                    return {snapshot, &snapshot->config};
+                  })));
     if (parts->options.config.auth->two_factor) {
       CAIRN_TRY(SetUpTwoFactor(bound, *parts->database, parts->options.config.name, parts->auth));
     }
@@ -210,12 +279,35 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
     CAIRN_ASSIGN_OR_RETURN(parts->analytics, SetUpAnalytics(*parts->database, parts->options.config,
                                                             parts->options.analytics_now_ms));
   }
-  CAIRN_ASSIGN_OR_RETURN(http::Router router, BuildRouter(*parts));
-  CAIRN_TRY(parts->server->Start(http::Dispatcher(std::move(router), std::move(middleware))));
+  parts->liveness = std::make_unique<api::DatabaseLiveness>(*parts->database);
+  if (parts->storage.service) {
+    std::function<std::int64_t()> storage_now = parts->options.storage_now_seconds;
+    if (!storage_now) storage_now = [] { return time::NowMillis() / 1000; };
+    parts->attachment_files = std::make_unique<StorageAttachmentFiles>(
+        *parts->storage.service, std::move(storage_now), parts->storage.transforms.get());
+  }
+  if (start.version > 0) {
+    parts->schema_editor = std::make_unique<schema_edit::SchemaEditor>(
+        *parts->database, SnapshotPreparer(*parts), start.config, start.version,
+        parts->options.config.document);
+  }
+  CAIRN_ASSIGN_OR_RETURN(std::shared_ptr<AppSnapshot> first,
+                         BuildSnapshot(*parts, std::move(start.config), start.version));
+  std::shared_ptr<const AppSnapshot> serving = std::move(first);
+  parts->snapshot.store(serving);
+  CAIRN_TRY(parts->server->Start(http::Dispatcher(RouterOf(serving), std::move(middleware))));
+  if (parts->schema_editor && parts->database->dialect().shared_server()) {
+    parts->schema_follower = std::make_unique<SchemaFollower>(*parts->schema_editor);
+  }
   if (parts->auth.service) {
-    parts->purge = std::make_unique<jobs::PurgeJob>(*parts->database, *parts->auth.service,
-                                                    parts->records.get(), parts->options.config,
-                                                    bound.eco_retention_purge_days);
+    Application::Parts& live = *parts;
+    parts->purge = std::make_unique<jobs::PurgeJob>(
+        *parts->database, *parts->auth.service,
+        [&live] {
+          std::shared_ptr<const AppSnapshot> snapshot = live.snapshot.load();
+          return jobs::PurgeTables{snapshot, snapshot->records.get(), &snapshot->config};
+        },
+        bound.eco_retention_purge_days);
     parts->purge_schedule = StartPurgeSchedule(*parts->purge);
   }
   // Retention runs whenever analytics is on, with or without auth.
@@ -249,6 +341,7 @@ void Application::Shutdown() {
   if (!parts_ || parts_->shut_down) return;
   parts_->shut_down = true;
   if (parts_->purge_schedule) parts_->purge_schedule->Stop();  // a run in progress finishes
+  if (parts_->schema_follower) parts_->schema_follower->Stop();
   if (parts_->analytics_schedule) parts_->analytics_schedule->Stop();
   parts_->server->Shutdown();
   // Every acknowledged page view is written before the database closes.

@@ -70,6 +70,12 @@ void PurgeSettingsWithoutAuth(const NotServedProbe& probe, std::vector<std::stri
   }
 }
 
+// Live schema editing (D51) needs an admin session, so it is served with an auth section only.
+void SchemaEditWithoutAuth(const NotServedProbe& probe, std::vector<std::string>& where) {
+  if (HasAuth(probe)) return;
+  if (IsSet(probe, "SCHEMA_EDIT_API_ENABLED")) where.emplace_back("SCHEMA_EDIT_API_ENABLED");
+}
+
 constexpr std::string_view kTheme = "theme";
 constexpr std::string_view kLanguages = "languages";
 constexpr std::string_view kComponents = "components";
@@ -77,7 +83,8 @@ constexpr std::string_view kPages = "pages";
 
 constexpr NoticeKind kWarn = NoticeKind::kNotServed;
 constexpr NoticeKind kInfo = NoticeKind::kNoBackendEffect;
-constexpr std::string_view kD6 = "by design (D6); kept for the planned schema export";
+constexpr std::string_view kD6 =
+    "by design (D6); kept in the schema versions and GET /api/admin/schema/export";
 constexpr std::string_view kPurgeNeedsAuth =
     "the purge job runs with an auth section only (accounts and records are served with one)";
 constexpr std::string_view kStorageNeedsAuth =
@@ -90,8 +97,9 @@ constexpr NotServedEntry kTable[] = {
     {"STORAGE_* without auth", kWarn, true, kStorageNeedsAuth, StorageSettingsWithoutAuth},
     {"ECO_RETENTION_PURGE_DAYS, ACCOUNT_DELETION_GRACE_DAYS without auth", kWarn, true,
      kPurgeNeedsAuth, PurgeSettingsWithoutAuth},
-    {"SCHEMA_EDIT_API_ENABLED", kWarn, true,
-     "live schema editing: the /api/admin/schema routes do not exist", nullptr},
+    {"SCHEMA_EDIT_API_ENABLED without auth", kWarn, true,
+     "live schema editing is served with an auth section only (its routes are admin only)",
+     SchemaEditWithoutAuth},
     {"theme", kInfo, false, kD6, RootKey<kTheme>},
     {"languages", kInfo, false, kD6, RootKey<kLanguages>},
     {"components", kInfo, false, kD6, RootKey<kComponents>},

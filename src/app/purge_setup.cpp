@@ -21,6 +21,18 @@ std::vector<auth::AccountErasureHook> AccountErasureHooks(const config::AppConfi
   return hooks;
 }
 
+std::vector<auth::AccountErasureHook> AccountErasureHooks(ServedConfig served) {
+  std::vector<auth::AccountErasureHook> hooks;
+  hooks.emplace_back(&records::ForgetCommentAuthor);
+  hooks.emplace_back(&auth::ForgetOrganizationMember);
+  hooks.emplace_back(
+      [served = std::move(served)](db::Connection& connection, std::string_view user_id) {
+        const std::shared_ptr<const config::AppConfig> config = served();
+        return records::ForgetRecordAuthor(connection, *config, user_id);
+      });
+  return hooks;
+}
+
 std::unique_ptr<jobs::Scheduler> StartPurgeSchedule(jobs::PurgeJob& job) {
   std::vector<jobs::Scheduler::Job> list;
   list.push_back({std::string(jobs::kPurgeJobName), jobs::kPurgeJobFirstDelay,

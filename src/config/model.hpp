@@ -192,7 +192,7 @@ struct AppConfig {
   std::optional<AuthConfig> auth;
   std::optional<AnalyticsConfig> analytics;  // absent: analytics off (its routes answer 404)
   // The whole validated document ($refs resolved): what app/not_served.cpp inspects, and what
-  // the planned schema export will return.
+  // schema versions store and GET /api/admin/schema/export returns.
   boost::json::value document;
 
   // By id, name (case-insensitive) or slug (D7).

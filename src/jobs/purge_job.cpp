@@ -10,10 +10,18 @@ namespace cairn::jobs {
 
 PurgeJob::PurgeJob(db::Database& database, auth::AuthService& auth, records::RecordService* records,
                    const config::AppConfig& config, std::optional<int> retention_days)
+    : PurgeJob(
+          database, auth,
+          [records, &config] {
+            return PurgeTables{nullptr, records, &config};
+          },
+          retention_days) {}
+
+PurgeJob::PurgeJob(db::Database& database, auth::AuthService& auth, PurgeTablesSource tables,
+                   std::optional<int> retention_days)
     : database_(database),
       auth_(auth),
-      records_(records),
-      config_(config),
+      tables_(std::move(tables)),
       retention_days_(retention_days) {}
 
 Result<bool> PurgeJob::LockedStep(const std::function<Status(db::Connection&)>& step) {
@@ -43,18 +51,20 @@ Result<PurgeReport> PurgeJob::Run(std::int64_t now) {
     }
     if (erased) report.erased_user_ids.push_back(user_id);
   }
-  report.retention_enabled = retention_days_.has_value() && records_ != nullptr;
+  const PurgeTables served = tables_();
+  report.retention_enabled = retention_days_.has_value() && served.records != nullptr;
   if (!report.retention_enabled) return report;
   const std::int64_t cutoff =
       now - static_cast<std::int64_t>(*retention_days_) * auth::kMillisPerDay;
-  for (const config::Table& table : config_.tables) {
-    CAIRN_TRY(PurgeTable(table, cutoff, report));
+  for (const config::Table& table : served.config->tables) {
+    CAIRN_TRY(PurgeTable(*served.records, table, cutoff, report));
     if (report.skipped) return report;
   }
   return report;
 }
 
-Status PurgeJob::PurgeTable(const config::Table& table, std::int64_t cutoff, PurgeReport& report) {
+Status PurgeJob::PurgeTable(records::RecordService& records, const config::Table& table,
+                            std::int64_t cutoff, PurgeReport& report) {
   PurgeReport::TableRetention counts{table.name};
   std::int64_t after = 0;
   int batch = kRetentionBatchSize;
@@ -62,7 +72,7 @@ Status PurgeJob::PurgeTable(const config::Table& table, std::int64_t cutoff, Pur
     records::RecordService::TrashPurge progress;
     Result<bool> ran = LockedStep([&](db::Connection& connection) {
       progress = {after, 0, 0};  // the step may run again (busy retry)
-      return records_->PurgeTrash(connection, table, cutoff, batch, progress);
+      return records.PurgeTrash(connection, table, cutoff, batch, progress);
     });
     if (!ran.ok() && db::ErrorKindOf(ran.error()) == db::DbErrorKind::kForeignKey) {
       if (batch > 1) {

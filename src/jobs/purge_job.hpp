@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,8 +35,20 @@ struct PurgeReport {
   bool retention_enabled = false;
 };
 
+// What a run reads from the served schema version: its record service and config (a publish
+// swaps them; `owner` keeps both alive until the run ends).
+struct PurgeTables {
+  std::shared_ptr<const void> owner;
+  records::RecordService* records = nullptr;  // null: no tables served
+  const config::AppConfig* config = nullptr;
+};
+using PurgeTablesSource = std::function<PurgeTables()>;
+
 class PurgeJob {
  public:
+  // `tables` is asked once per run (the version served at that moment).
+  PurgeJob(db::Database& database, auth::AuthService& auth, PurgeTablesSource tables,
+           std::optional<int> retention_days);
   // `records` may be null (no tables served): then only erasures run. `retention_days` unset:
   // the trash is kept forever.
   PurgeJob(db::Database& database, auth::AuthService& auth, records::RecordService* records,
@@ -47,12 +61,12 @@ class PurgeJob {
   // Runs `step` in a write transaction that holds the job's lock; false when another node held
   // it (nothing ran).
   Result<bool> LockedStep(const std::function<Status(db::Connection&)>& step);
-  Status PurgeTable(const config::Table& table, std::int64_t cutoff, PurgeReport& report);
+  Status PurgeTable(records::RecordService& records, const config::Table& table,
+                    std::int64_t cutoff, PurgeReport& report);
 
   db::Database& database_;
   auth::AuthService& auth_;
-  records::RecordService* records_;
-  const config::AppConfig& config_;
+  PurgeTablesSource tables_;
   std::optional<int> retention_days_;
 };
 

@@ -131,6 +131,7 @@ class Planner {
     for (const std::string_view kind : {"junction", "table"}) {
       for (const auto& [name, info] : managed_.tables) {
         if (info.kind != kind || model_.FindTable(name) != nullptr) continue;
+        if (managed_.deferred.contains({name, ""})) continue;
         if (live_.FindTable(name) == nullptr) continue;  // already gone
         std::string what = kind == "junction" ? "the junction table " + Q(name) +
                                                     " of many-to-many field " + Q(info.label)
@@ -138,7 +139,10 @@ class Planner {
         plan_.destructive.push_back(
             {info.label, "",
              "refusing to drop " + what +
-                 ": it is no longer in the config and dropping it would delete its data"});
+                 ": it is no longer in the config and dropping it would delete its data",
+             kind == "junction" ? DestructiveChange::Kind::kDropJunction
+                                : DestructiveChange::Kind::kDropTable,
+             name});
         if (allow_) Step(dialect_.DropTable(db::Identifier(name)), "drop " + what);
       }
     }
@@ -153,11 +157,13 @@ class Planner {
       const std::string where = " of " + TableWord(table) + " " + Q(table.label);
       for (const auto& column : live->columns) {
         if (table.FindColumn(column.name) != nullptr) continue;
+        if (managed_.deferred.contains({table.name, column.name})) continue;
         change.removed.push_back(column.name);
         plan_.destructive.push_back(
             {table.label, column.name,
              "refusing to drop column " + Q(column.name) + where +
-                 ": it is no longer in the config and dropping it would delete its data"});
+                 ": it is no longer in the config and dropping it would delete its data",
+             DestructiveChange::Kind::kDropColumn, table.name});
       }
       for (const auto& column : table.columns) {
         const db::LiveColumn* live_column = live->FindColumn(column.name);
@@ -171,7 +177,8 @@ class Planner {
               {table.label, column.name,
                "refusing to change the type of column " + Q(column.name) + where + " from " +
                    *old_type + " to " + column.Signature() +
-                   ": the column would be dropped and re-created, deleting its data"});
+                   ": the column would be dropped and re-created, deleting its data",
+               DestructiveChange::Kind::kRetype, table.name});
         }
       }
       changes.push_back(std::move(change));

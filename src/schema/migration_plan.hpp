@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,9 @@ inline constexpr std::string_view kTablesTable = "_cairn_tables";
 inline constexpr std::string_view kColumnsTable = "_cairn_columns";
 // Scratch name of a table being rebuilt on SQLite.
 inline constexpr std::string_view kRebuildTable = "_cairn_rebuild";
+// Removed tables and columns kept until `prune` (live schema editing, D51); created by the first
+// migration that defers a removal.
+inline constexpr std::string_view kDeferredTable = "_cairn_deferred_drops";
 
 // What earlier migrations recorded: the tables cairn manages and what each column holds.
 struct ManagedState {
@@ -31,6 +35,9 @@ struct ManagedState {
   std::map<std::string, TableInfo> tables;  // by physical name
   std::map<std::pair<std::string, std::string>, std::string>
       columns;  // (table, column) → signature
+  // Removals deferred until prune: (table, column), column empty for a whole table. The planner
+  // neither drops nor reports them.
+  std::set<std::pair<std::string, std::string>> deferred;
 };
 
 struct MigrationStep {
@@ -41,9 +48,12 @@ struct MigrationStep {
 };
 
 struct DestructiveChange {
+  enum class Kind { kDropTable, kDropJunction, kDropColumn, kRetype };
   std::string table;    // label of the table
   std::string column;   // empty for a whole table
   std::string message;  // `refusing to drop column "notes" of table "contacts": …`
+  Kind kind = Kind::kDropColumn;
+  std::string physical_table;  // the table's physical name
 };
 
 struct MigrationPlan {

@@ -1,5 +1,7 @@
 #include "schema/migrator.hpp"
 
+#include <set>
+
 #include "common/json.hpp"
 #include "common/time.hpp"
 #include "db/db_error.hpp"
@@ -28,6 +30,13 @@ Result<ManagedState> LoadManagedState(db::Connection& connection, const db::Live
         [&](const db::Row& row) {
           state.columns[{std::string(row.GetText(0)), std::string(row.GetText(1))}] =
               std::string(row.GetText(2));
+        }));
+  }
+  if (live.FindTable(kDeferredTable) != nullptr) {
+    CAIRN_TRY(connection.Execute(
+        "SELECT \"table_name\", \"column_name\" FROM \"_cairn_deferred_drops\"", {},
+        [&](const db::Row& row) {
+          state.deferred.insert({std::string(row.GetText(0)), std::string(row.GetText(1))});
         }));
   }
   return state;
@@ -125,20 +134,181 @@ Status WriteLedger(db::Connection& connection, const MigrationReport& report) {
   return {};
 }
 
+constexpr std::string_view kDeferredTableSql =
+    "CREATE TABLE IF NOT EXISTS \"_cairn_deferred_drops\" (\"table_name\" TEXT NOT NULL, "
+    "\"column_name\" TEXT NOT NULL, \"kind\" TEXT NOT NULL, \"label\" TEXT NOT NULL, "
+    "PRIMARY KEY (\"table_name\", \"column_name\"))";
+
+std::string Q(std::string_view name) {
+  return db::Identifier(name).quoted();
+}
+
+// Renames under the same config id keep the data: the table or column is renamed in place, and
+// the bookkeeping follows, before the plan compares names.
+Status ApplyRenames(db::Connection& connection, const db::LiveSchema& live,
+                    const MigrateOptions& options, MigrationReport& report) {
+  const auto step = [&](std::string sql, std::string description) -> Status {
+    CAIRN_TRY(connection.Execute(sql, {}));
+    report.statements.push_back(std::move(sql));
+    report.descriptions.push_back(std::move(description));
+    return {};
+  };
+  const bool bookkeeping = live.FindTable(kTablesTable) != nullptr;
+  for (const TableRename& rename : options.table_renames) {
+    if (live.FindTable(rename.from) == nullptr || live.FindTable(rename.to) != nullptr) continue;
+    CAIRN_TRY(step("ALTER TABLE " + Q(rename.from) + " RENAME TO " + Q(rename.to),
+                   "rename table " + Q(rename.from) + " to " + Q(rename.to)));
+    if (!bookkeeping) continue;
+    CAIRN_TRY(
+        connection.Execute("UPDATE \"_cairn_tables\" SET \"name\" = ?, \"label\" = ? "
+                           "WHERE \"name\" = ?",
+                           {rename.to, rename.to, rename.from}));
+    CAIRN_TRY(connection.Execute(
+        "UPDATE \"_cairn_columns\" SET \"table_name\" = ? WHERE \"table_name\" = ?",
+        {rename.to, rename.from}));
+  }
+  for (const ColumnRename& rename : options.column_renames) {
+    std::string table = rename.table;
+    for (const TableRename& renamed : options.table_renames) {
+      if (renamed.to == table && live.FindTable(table) == nullptr) table = renamed.from;
+    }
+    const db::LiveTable* live_table = live.FindTable(table);
+    if (live_table == nullptr || live_table->FindColumn(rename.from) == nullptr ||
+        live_table->FindColumn(rename.to) != nullptr) {
+      continue;
+    }
+    CAIRN_TRY(step("ALTER TABLE " + Q(rename.table) + " RENAME COLUMN " + Q(rename.from) + " TO " +
+                       Q(rename.to),
+                   "rename column " + Q(rename.from) + " of table " + Q(rename.table) + " to " +
+                       Q(rename.to)));
+    if (!bookkeeping) continue;
+    CAIRN_TRY(
+        connection.Execute("UPDATE \"_cairn_columns\" SET \"column_name\" = ? "
+                           "WHERE \"table_name\" = ? AND \"column_name\" = ?",
+                           {rename.to, rename.table, rename.from}));
+  }
+  return {};
+}
+
+// A type change keeps no values (cairn does not convert them): refused while any row holds one.
+Status CheckRetypeIsEmpty(db::Connection& connection, const SchemaModel& model,
+                          const DestructiveChange& change) {
+  const TableModel* table = model.FindTable(change.physical_table);
+  const bool has_id = table != nullptr && table->kind == TableKind::kTable;
+  std::optional<std::int64_t> record;
+  bool found = false;
+  CAIRN_TRY(connection.Execute("SELECT " + std::string(has_id ? "\"id\"" : "1") + " FROM " +
+                                   Q(change.physical_table) + " WHERE " + Q(change.column) +
+                                   " IS NOT NULL" + (has_id ? " ORDER BY \"id\"" : "") + " LIMIT 1",
+                               {}, [&](const db::Row& row) {
+                                 found = true;
+                                 if (has_id) record = row.GetInt64(0);
+                               }));
+  if (!found) return {};
+  std::string message =
+      "field " + Q(change.column) + " of table " + Q(change.table) + " cannot change its type: ";
+  message += record ? "record " + std::to_string(*record) + " holds a value" : "rows hold values";
+  message += " that cannot be converted; clear the field first or add a new field instead";
+  Error error = Error::Validation(message, {{change.table + "." + change.column, message}});
+  error.reason = "UNCONVERTIBLE_TYPE_CHANGE";
+  return error;
+}
+
+std::string_view DeferredKind(DestructiveChange::Kind kind) {
+  switch (kind) {
+    case DestructiveChange::Kind::kDropTable:
+      return "table";
+    case DestructiveChange::Kind::kDropJunction:
+      return "junction";
+    case DestructiveChange::Kind::kDropColumn:
+    case DestructiveChange::Kind::kRetype:
+      break;
+  }
+  return "column";
+}
+
+Result<std::vector<DeferredDrop>> ReadLedger(db::Connection& connection) {
+  std::vector<DeferredDrop> drops;
+  CAIRN_TRY(connection.Execute(
+      "SELECT \"table_name\", \"column_name\", \"kind\", \"label\" FROM "
+      "\"_cairn_deferred_drops\" ORDER BY \"table_name\", \"column_name\"",
+      {}, [&](const db::Row& row) {
+        drops.push_back({std::string(row.GetText(0)), std::string(row.GetText(1)),
+                         std::string(row.GetText(2)), std::string(row.GetText(3))});
+      }));
+  return drops;
+}
+
+// The ledger after this migration: earlier removals still absent from the model, and the new.
+Status WriteDeferred(db::Connection& connection, const SchemaModel& model,
+                     const std::vector<DeferredDrop>& earlier,
+                     const std::vector<DeferredDrop>& added, MigrationReport& report) {
+  CAIRN_TRY(connection.Execute("DELETE FROM \"_cairn_deferred_drops\"", {}));
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto* list : {&earlier, &added}) {
+    for (const DeferredDrop& drop : *list) {
+      const TableModel* table = model.FindTable(drop.table);
+      const bool back = drop.column.empty()
+                            ? table != nullptr
+                            : table != nullptr && table->FindColumn(drop.column) != nullptr;
+      if (back || !seen.insert({drop.table, drop.column}).second) continue;
+      CAIRN_TRY(connection.Execute(
+          "INSERT INTO \"_cairn_deferred_drops\" (\"table_name\", \"column_name\", \"kind\", "
+          "\"label\") VALUES (?, ?, ?, ?)",
+          {drop.table, drop.column, drop.kind, drop.label}));
+      report.deferred.push_back(drop);
+    }
+  }
+  return {};
+}
+
 }  // namespace
+
+Result<std::vector<DeferredDrop>> ReadDeferredDrops(db::Connection& connection) {
+  CAIRN_ASSIGN_OR_RETURN(const db::LiveSchema live,
+                         connection.dialect().introspector().Read(connection));
+  if (live.FindTable(kDeferredTable) == nullptr) return std::vector<DeferredDrop>{};
+  return ReadLedger(connection);
+}
 
 Result<MigrationReport> Migrate(db::Connection& connection, const SchemaModel& model,
                                 const MigrateOptions& options) {
   const db::Dialect& dialect = connection.dialect();
   if (const auto lock = dialect.MigrationLockSql()) CAIRN_TRY(connection.Execute(*lock, {}));
+  MigrationReport report;
+  std::vector<DeferredDrop> earlier;
+  std::vector<DeferredDrop> added;
+  if (!options.dry_run && (!options.table_renames.empty() || !options.column_renames.empty())) {
+    CAIRN_ASSIGN_OR_RETURN(const db::LiveSchema before, dialect.introspector().Read(connection));
+    CAIRN_TRY(ApplyRenames(connection, before, options, report));
+  }
+  if (options.defer_removals && !options.dry_run) {
+    CAIRN_TRY(connection.Execute(std::string(kDeferredTableSql), {}));
+    CAIRN_ASSIGN_OR_RETURN(earlier, ReadLedger(connection));
+  }
   CAIRN_ASSIGN_OR_RETURN(const db::LiveSchema live, dialect.introspector().Read(connection));
-  CAIRN_ASSIGN_OR_RETURN(const ManagedState managed, LoadManagedState(connection, live));
+  CAIRN_ASSIGN_OR_RETURN(ManagedState managed, LoadManagedState(connection, live));
   MigrationPlan plan = PlanMigration(dialect, model, live, managed, options.allow_destructive);
+  if (options.defer_removals && !plan.destructive.empty()) {
+    bool retyped = false;
+    for (const DestructiveChange& change : plan.destructive) {
+      if (change.kind == DestructiveChange::Kind::kRetype) {
+        CAIRN_TRY(CheckRetypeIsEmpty(connection, model, change));
+        retyped = true;
+        continue;
+      }
+      managed.deferred.insert({change.physical_table, change.column});
+      added.push_back({change.physical_table, change.column, std::string(DeferredKind(change.kind)),
+                       change.column.empty() ? change.table : change.table + "." + change.column});
+    }
+    // Planned again: the removals are now kept, and an emptied column may change its type.
+    plan = PlanMigration(dialect, model, live, managed, retyped);
+    plan.destructive.clear();
+  }
   if (!plan.destructive.empty() && !options.allow_destructive) {
     return DestructiveChangesError(plan.destructive);
   }
 
-  MigrationReport report;
   std::string all;
   for (const auto& step : plan.steps) {
     report.statements.push_back(step.sql);
@@ -148,11 +318,53 @@ Result<MigrationReport> Migrate(db::Connection& connection, const SchemaModel& m
   }
   report.destructive = std::move(plan.destructive);
   report.checksum = Fnv1aHex(all);
-  if (options.dry_run) return report;
+  if (options.dry_run) {
+    report.deferred = std::move(added);  // what this migration would keep for prune
+    return report;
+  }
 
   for (const auto& step : plan.steps) CAIRN_TRY(RunStep(connection, step));
   CAIRN_TRY(SyncBookkeeping(connection, model, managed));
   CAIRN_TRY(dialect.live_row_counts().Sync(connection, CountedTables(model)));
+  if (options.defer_removals) CAIRN_TRY(WriteDeferred(connection, model, earlier, added, report));
+  if (report.changed()) CAIRN_TRY(WriteLedger(connection, report));
+  return report;
+}
+
+Result<MigrationReport> PruneDeferred(db::Connection& connection, const SchemaModel& model) {
+  const db::Dialect& dialect = connection.dialect();
+  if (const auto lock = dialect.MigrationLockSql()) CAIRN_TRY(connection.Execute(*lock, {}));
+  CAIRN_ASSIGN_OR_RETURN(const db::LiveSchema live, dialect.introspector().Read(connection));
+  if (live.FindTable(kDeferredTable) == nullptr) return MigrationReport{};
+  CAIRN_ASSIGN_OR_RETURN(const std::vector<DeferredDrop> drops, ReadLedger(connection));
+  CAIRN_ASSIGN_OR_RETURN(ManagedState managed, LoadManagedState(connection, live));
+  managed.deferred.clear();
+  // Columns first (the planner drops every live column the model lacks, rebuilding on SQLite)…
+  MigrationPlan plan = PlanMigration(dialect, model, live, managed, true);
+  MigrationReport report;
+  std::string all;
+  for (const auto& step : plan.steps) {
+    CAIRN_TRY(RunStep(connection, step));
+    report.statements.push_back(step.sql);
+    report.descriptions.push_back(step.description);
+    all += step.sql + '\n';
+  }
+  // … then whole tables, junction tables before the tables they point at.
+  for (const std::string_view kind : {"junction", "table"}) {
+    for (const DeferredDrop& drop : drops) {
+      if (drop.kind != kind || live.FindTable(drop.table) == nullptr) continue;
+      if (model.FindTable(drop.table) != nullptr) continue;
+      std::string sql = dialect.DropTable(db::Identifier(drop.table));
+      CAIRN_TRY(connection.ExecuteScript(sql));
+      report.descriptions.push_back("drop " + std::string(kind) + " " + Q(drop.label));
+      all += sql + '\n';
+      report.statements.push_back(std::move(sql));
+    }
+  }
+  for (const DeferredDrop& drop : drops) report.deferred.push_back(drop);  // what was pruned
+  CAIRN_TRY(connection.Execute("DELETE FROM \"_cairn_deferred_drops\"", {}));
+  CAIRN_TRY(SyncBookkeeping(connection, model, managed));
+  report.checksum = Fnv1aHex(all);
   if (report.changed()) CAIRN_TRY(WriteLedger(connection, report));
   return report;
 }

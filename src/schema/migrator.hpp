@@ -12,17 +12,42 @@
 
 namespace cairn::schema {
 
+struct TableRename {
+  std::string from, to;  // physical names
+};
+struct ColumnRename {
+  std::string table;  // physical name (after the table renames)
+  std::string from, to;
+};
+
+// A removal kept until prune.
+struct DeferredDrop {
+  std::string table;   // physical name
+  std::string column;  // empty: the whole table
+  std::string kind;    // table, junction or column
+  std::string label;   // for messages: `contacts`, `contacts.notes`
+};
+
 struct MigrateOptions {
   // CAIRN_ALLOW_DESTRUCTIVE=true: apply drops and type changes instead of refusing them.
   bool allow_destructive = false;
-  // Plan only: report the statements that would run, change nothing.
+  // Plan only: report the statements that would run (and the removals it would defer), change
+  // nothing; renames are not planned.
   bool dry_run = false;
+  // Live schema editing (D51): a removed table or column is kept (its cx_ indexes dropped, so
+  // later inserts cannot trip over them) and listed in MigrationReport::deferred until
+  // PruneDeferred; a type change is applied only when no row holds a value in the column.
+  bool defer_removals = false;
+  // Tables and columns renamed under the same config id, applied before anything else.
+  std::vector<TableRename> table_renames;
+  std::vector<ColumnRename> column_renames;
 };
 
 struct MigrationReport {
   std::vector<std::string> statements;    // DDL applied (or planned), in order; empty: no change
   std::vector<std::string> descriptions;  // one line per statement
   std::vector<DestructiveChange> destructive;  // applied because allow_destructive was set
+  std::vector<DeferredDrop> deferred;          // every removal awaiting prune (defer_removals)
   std::string checksum;                        // of the statements, as stored in the ledger
   bool changed() const { return !statements.empty(); }
 };
@@ -39,7 +64,15 @@ Result<MigrationReport> MigrateToConfig(db::Database& database, const config::Ap
                                         const MigrateOptions& options = {});
 
 // The same, for a model already built (and on a connection inside a kSchema transaction).
+// With defer_removals, a type change over stored values fails with kValidation, reason
+// UNCONVERTIBLE_TYPE_CHANGE, naming the field and the first record holding a value.
 Result<MigrationReport> Migrate(db::Connection& connection, const SchemaModel& model,
                                 const MigrateOptions& options);
+
+// The removals kept for prune (empty when none were ever deferred).
+Result<std::vector<DeferredDrop>> ReadDeferredDrops(db::Connection& connection);
+
+// Drops every deferred table and column (inside a kSchema transaction) and empties the list.
+Result<MigrationReport> PruneDeferred(db::Connection& connection, const SchemaModel& model);
 
 }  // namespace cairn::schema

@@ -120,10 +120,10 @@ if [ -z "$port" ]; then
   echo "FAIL: serve did not start"; cat "$work/serve.log"; failures=$((failures + 1))
 else
   check "serve answers /api/health" 0 '"status":"ok"' -- curl -sS "http://127.0.0.1:$port/api/health"
-  check "serve warns about a setting not served" 0 \
-    ' WARN SCHEMA_EDIT_API_ENABLED: accepted, not served by this build' -- cat "$work/serve.log"
-  check "serve is quiet about storage and purge settings it serves" 0 '^quiet$' -- \
-    bash -c 'grep -qE "STORAGE_PUBLIC_PATHS|ECO_IMAGE_FORMAT|ECO_RETENTION_PURGE_DAYS" "$1" || echo quiet' _ "$work/serve.log"
+  check "serve registers the schema routes with SCHEMA_EDIT_API_ENABLED" 0 '"code":"UNAUTHORIZED"' -- \
+    curl -sS "http://127.0.0.1:$port/api/admin/schema/status"
+  check "serve is quiet about storage, purge and schema settings it serves" 0 '^quiet$' -- \
+    bash -c 'grep -qE "STORAGE_PUBLIC_PATHS|ECO_IMAGE_FORMAT|ECO_RETENTION_PURGE_DAYS|SCHEMA_EDIT_API_ENABLED" "$1" || echo quiet' _ "$work/serve.log"
   check "serve serves analytics (examples/app.yaml has analytics: true)" 0 'sendBeacon' -- \
     curl -sS "http://127.0.0.1:$port/api/analytics/script.js"
   check "the admin made by admin create signs in as admin" 0 '"role":"admin"' -- \

@@ -77,8 +77,8 @@ const std::map<std::string, std::string> kEveryInertSetting = {
     {"STORAGE_TRANSFORM_CACHE_DIR", "/tmp/cache"},
     {"STORAGE_TRANSFORM_CACHE_MAX_SIZE", "100"},
     {"ECO_IMAGE_FORMAT", "webp"},
-    {"SCHEMA_EDIT_API_ENABLED", "true"},
     // Served settings: no notice.
+    {"SCHEMA_EDIT_API_ENABLED", "true"},  // with auth: the admin schema routes
     {"GOOGLE_CLIENT_ID", "id"},
     {"GOOGLE_CLIENT_SECRET", "secret"},
     {"MY_IDP_CLIENT_ID", "id"},
@@ -108,8 +108,8 @@ TEST(NotServed, EveryInertKeyAndSettingIsNamed) {
   ASSERT_TRUE(outcome.ok());
   const EnvLookup env = FakeEnv(kEveryInertSetting);
   const auto findings = FindNotServed(outcome.config->document, &env);
-  EXPECT_THAT(Subjects(findings, NoticeKind::kNotServed),
-              ElementsAre("SCHEMA_EDIT_API_ENABLED"));  // analytics is served (D54)
+  // analytics is served (D54), SCHEMA_EDIT_API_ENABLED with auth (D51).
+  EXPECT_TRUE(Subjects(findings, NoticeKind::kNotServed).empty());
   EXPECT_THAT(Subjects(findings, NoticeKind::kNoBackendEffect),
               ElementsAre("theme", "languages", "components", "pages"));
 }
@@ -121,16 +121,19 @@ TEST(NotServed, StorageWithoutAuthIsNamed) {
                                  {"STORAGE_PROVIDER", "local"},
                                  {"STORAGE_TRANSFORM_CACHE_MAX_SIZE", "100"},
                                  {"ECO_IMAGE_FORMAT", "webp"},
+                                 {"SCHEMA_EDIT_API_ENABLED", "true"},
                                  {"PORT", "8080"}});
   EXPECT_THAT(Subjects(FindNotServed(outcome.config->document, &env), NoticeKind::kNotServed),
               ElementsAre("buckets", "STORAGE_PROVIDER", "STORAGE_PUBLIC_PATHS",
-                          "STORAGE_TRANSFORM_CACHE_MAX_SIZE", "ECO_IMAGE_FORMAT"));
+                          "STORAGE_TRANSFORM_CACHE_MAX_SIZE", "ECO_IMAGE_FORMAT",
+                          "SCHEMA_EDIT_API_ENABLED"));
   // With auth the same settings are served.
   const auto with_auth = Load(kEveryInertKey);
   ASSERT_TRUE(with_auth.ok());
   for (const auto& finding : FindNotServed(with_auth.config->document, &env)) {
     EXPECT_FALSE(finding.subject.starts_with("STORAGE_") || finding.subject == "buckets" ||
-                 finding.subject == "ECO_IMAGE_FORMAT")
+                 finding.subject == "ECO_IMAGE_FORMAT" ||
+                 finding.subject == "SCHEMA_EDIT_API_ENABLED")
         << finding.subject;
   }
 }
@@ -208,11 +211,11 @@ TEST(NotServed, ConfigKeysAreNamedWithFileAndLine) {
   for (const auto& finding : findings) lines.push_back(FormatNotServed(finding, outcome.locations));
   ASSERT_GE(lines.size(), 3u);
   EXPECT_EQ(lines[0],
-            "app.yaml:30: theme: kept, drives no backend behaviour: by design (D6); kept for the "
-            "planned schema export");
+            "app.yaml:30: theme: kept, drives no backend behaviour: by design (D6); kept in the "
+            "schema versions and GET /api/admin/schema/export");
   EXPECT_EQ(lines.back(),
-            "app.yaml:33: pages: kept, drives no backend behaviour: by design (D6); kept for the "
-            "planned schema export");
+            "app.yaml:33: pages: kept, drives no backend behaviour: by design (D6); kept in the "
+            "schema versions and GET /api/admin/schema/export");
 }
 
 TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
@@ -224,8 +227,7 @@ TEST(NotServed, TheReportListsKeysInFileOrderThenSettings) {
     starts.push_back(line.text.substr(0, line.text.find(": ", line.text.find(": ") + 2)));
   }
   EXPECT_THAT(starts, ElementsAre("app.yaml:30: theme", "app.yaml:31: languages",
-                                  "app.yaml:32: components", "app.yaml:33: pages",
-                                  "SCHEMA_EDIT_API_ENABLED: accepted, not served by this build"));
+                                  "app.yaml:32: components", "app.yaml:33: pages"));
 }
 
 }  // namespace

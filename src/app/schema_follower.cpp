@@ -1,0 +1,35 @@
+#include "app/schema_follower.hpp"
+
+#include "common/log.hpp"
+#include "schema_edit/limits.hpp"
+
+namespace cairn::app {
+
+SchemaFollower::SchemaFollower(schema_edit::SchemaEditor& editor)
+    : editor_(editor), thread_([this] { Run(); }) {}
+
+SchemaFollower::~SchemaFollower() {
+  Stop();
+}
+
+void SchemaFollower::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void SchemaFollower::Run() {
+  std::unique_lock lock(mutex_);
+  while (!wake_.wait_for(lock, schema_edit::kFollowInterval, [this] { return stopping_; })) {
+    lock.unlock();
+    if (Status status = editor_.Follow(); !status.ok()) {
+      log::Warn("schema follower: " + status.error().message + " " + status.error().detail);
+    }
+    lock.lock();
+  }
+}
+
+}  // namespace cairn::app
