@@ -11,6 +11,7 @@
 #include "api/comments_api.hpp"
 #include "api/health_api.hpp"
 #include "api/origin_check.hpp"
+#include "api/realtime_api.hpp"
 #include "api/records_api.hpp"
 #include "api/storage_api.hpp"
 #include "api/tables_api.hpp"
@@ -39,6 +40,10 @@ struct Application::Parts {
   // Every (table, role) permission answer, precomputed from options.config for the routes.
   access::AccessIndex access;
   std::unique_ptr<records::RecordService> records;
+  // Realtime subscriptions (D53): the records service's change sink. Owned here, not by the
+  // service, so it outlives a service rebuilt for a new schema; after the service (its thread
+  // reads through it), before the server (connections hold its slots).
+  std::unique_ptr<realtime::Hub> realtime;
   std::unique_ptr<jobs::PurgeJob> purge;  // with auth: erasure and retention (D19a)
   std::unique_ptr<jobs::Scheduler> purge_schedule;
   std::unique_ptr<http::Server> server;
@@ -86,9 +91,18 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
     const records::AttachmentFiles* files = parts.options.attachment_files
                                                 ? parts.options.attachment_files
                                                 : parts.attachment_files.get();
-    parts.records =
-        std::make_unique<records::RecordService>(*parts.database, config, parts.access, files);
+    auth::AuthService& auth = *parts.auth.service;
+    parts.realtime = std::make_unique<realtime::Hub>(
+        [&auth](std::string_view token) -> Result<std::optional<std::string>> {
+          CAIRN_ASSIGN_OR_RETURN(auto resolved, auth.Resolve(token));
+          if (!resolved) return std::optional<std::string>();
+          return std::optional<std::string>(resolved->caller.user.role);
+        });
+    parts.records = std::make_unique<records::RecordService>(*parts.database, config, parts.access,
+                                                             files, parts.realtime.get());
+    parts.realtime->SetRecords(parts.records.get(), &config);
     CAIRN_TRY(api::AddRecordRoutes(router, config, *parts.records));
+    CAIRN_TRY(api::AddRealtimeRoutes(router, config, *parts.records, *parts.realtime));
     CAIRN_TRY(api::AddCommentRoutes(router, config, *parts.database, parts.access));
     // Admin only, so only with sessions (D50).
     CAIRN_TRY(api::AddActivityRoutes(router, *parts.database));
@@ -222,6 +236,7 @@ void Application::Shutdown() {
   if (!parts_ || parts_->shut_down) return;
   parts_->shut_down = true;
   if (parts_->purge_schedule) parts_->purge_schedule->Stop();  // a run in progress finishes
+  if (parts_->realtime) parts_->realtime->Shutdown();           // subscribers get 1001
   parts_->server->Shutdown();
   if (parts_->liveness) parts_->liveness->Stop();
   WaitForBackgroundWork();  // queued mail still needs the database
