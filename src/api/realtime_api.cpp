@@ -8,6 +8,7 @@
 #include "api/session_layer.hpp"
 #include "api/table_route_support.hpp"
 #include "realtime/limits.hpp"
+#include "realtime/sse_session.hpp"
 #include "realtime/websocket_session.hpp"
 
 namespace cairn::api {
@@ -28,7 +29,9 @@ Status AddRealtimeRoutes(http::Router& router, const config::AppConfig& config,
   http::RouteSpec spec;
   spec.method = "GET";
   spec.pattern = "/api/tables/{tableId}/subscribe";
-  spec.summary = "Subscribe to the table's record changes (WebSocket)";
+  spec.summary =
+      "Subscribe to the table's record changes (WebSocket, or Server-Sent Events with Accept: "
+      "text/event-stream)";
   spec.tag = "records";
   spec.requires_session = true;
   spec.query = {
@@ -37,6 +40,7 @@ Status AddRealtimeRoutes(http::Router& router, const config::AppConfig& config,
       {"fields", boost::json::object{{"type", "string"}},
        "comma-separated fields to send; unknown and unreadable names are skipped"}};
   spec.responses = {{101, "Switching Protocols: the subscription's WebSocket", nullptr},
+                    {200, "the subscription as text/event-stream", nullptr},
                     {400, "not a WebSocket upgrade, or a bad filter", nullptr},
                     {404, "no such table, or no read access to it", nullptr},
                     {429, "the user has the most live subscriptions allowed", nullptr}};
@@ -56,9 +60,13 @@ Status AddRealtimeRoutes(http::Router& router, const config::AppConfig& config,
          auto checked = records.ReadAsSubscriber(*target.table, subscription.role, kNoRecord,
                                                  subscription.filter, subscription.fields);
          if (!checked.ok()) return std::move(checked).error();
-         if (!boost::beast::websocket::is_upgrade(*request.raw)) {
-           return Error::Validation("Not a WebSocket upgrade",
-                                    {{"Upgrade", "must be websocket (GET with Upgrade: websocket)"}});
+         const bool websocket = boost::beast::websocket::is_upgrade(*request.raw);
+         const bool event_stream =
+             !websocket && request.Header("Accept").find("text/event-stream") != std::string_view::npos;
+         if (!websocket && !event_stream) {
+           return Error::Validation(
+               "Not a subscription request",
+               {{"Upgrade", "must be websocket (or Accept: text/event-stream for Server-Sent Events)"}});
          }
          auto slot = hub.Reserve(subscription.user_id);
          if (!slot) {
@@ -70,9 +78,14 @@ Status AddRealtimeRoutes(http::Router& router, const config::AppConfig& config,
            return error;
          }
          Response response;
-         response.status = 101;
-         response.upgrade = std::make_shared<realtime::WebSocketSession>(
-             hub, std::move(subscription), std::move(slot));
+         if (websocket) {
+           response.status = 101;
+           response.upgrade = std::make_shared<realtime::WebSocketSession>(
+               hub, std::move(subscription), std::move(slot));
+         } else {
+           response.upgrade = std::make_shared<realtime::SseSession>(hub, std::move(subscription),
+                                                                     std::move(slot));
+         }
          return response;
        }});
 }

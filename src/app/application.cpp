@@ -101,6 +101,9 @@ Result<http::Router> BuildRouter(Application::Parts& parts) {
     parts.records = std::make_unique<records::RecordService>(*parts.database, config, parts.access,
                                                              files, parts.realtime.get());
     parts.realtime->SetRecords(parts.records.get(), &config);
+    if (db::NotificationChannel* channel = parts.database->notifications()) {
+      CAIRN_TRY(parts.realtime->UseChannel(*channel));  // other nodes on this database
+    }
     CAIRN_TRY(api::AddRecordRoutes(router, config, *parts.records));
     CAIRN_TRY(api::AddRealtimeRoutes(router, config, *parts.records, *parts.realtime));
     CAIRN_TRY(api::AddCommentRoutes(router, config, *parts.database, parts.access));

@@ -6,6 +6,7 @@
 
 #include "common/log.hpp"
 #include "realtime/limits.hpp"
+#include "realtime/change_codec.hpp"
 #include "realtime/messages.hpp"
 
 namespace cairn::realtime {
@@ -59,18 +60,68 @@ std::size_t Hub::live() const {
   return live_;
 }
 
+Status Hub::UseChannel(db::NotificationChannel& channel) {
+  CAIRN_ASSIGN_OR_RETURN(
+      auto listening,
+      channel.Listen(std::string(kChangeChannel),
+                     {[this](std::string payload) { Received(payload); },
+                      [this] {
+                        std::lock_guard lock(mutex_);
+                        for (const auto& [table, members] : by_table_) overflowed_.insert(table);
+                        wake_.notify_one();
+                      }}));
+  std::lock_guard lock(mutex_);
+  channel_ = &channel;
+  listening_ = std::move(listening);
+  return {};
+}
+
+void Hub::Enqueue(records::RecordChange change) {
+  if (by_table_.find(change.table) == by_table_.end()) return;  // nobody listens here
+  if (pending_.size() >= kMaxPendingChanges) {
+    overflowed_.insert(change.table);
+    return;
+  }
+  pending_.push_back(std::move(change));
+}
+
 void Hub::Committed(std::vector<records::RecordChange> changes) {
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return;
     for (records::RecordChange& change : changes) {
-      if (by_table_.find(change.table) == by_table_.end()) continue;  // nobody listens
-      if (pending_.size() >= kMaxPendingChanges) {
-        overflowed_.insert(change.table);
-        continue;
+      if (channel_ == nullptr) {
+        Enqueue(std::move(change));
+      } else if (outgoing_.size() >= kMaxPendingChanges) {
+        overflowed_.insert(change.table);  // other nodes cannot be told: this one resyncs
+      } else {
+        outgoing_.push_back(std::move(change));  // other nodes may have subscribers
       }
-      pending_.push_back(std::move(change));
     }
+  }
+  wake_.notify_one();
+}
+
+void Hub::SendOut(std::deque<records::RecordChange> changes) {
+  // One notification per batch of changes, however many: one round trip for the lot.
+  std::string payload = EncodeChanges(changes);
+  if (auto sent = channel_->Send(kChangeChannel, payload); !sent.ok()) {
+    log::Warn("realtime: changes not sent to the other nodes: " + sent.error().detail);
+    std::lock_guard lock(mutex_);
+    for (const records::RecordChange& change : changes) overflowed_.insert(change.table);
+  }
+}
+
+void Hub::Received(std::string_view payload) {
+  auto changes = DecodeChanges(payload);
+  if (!changes) {
+    log::Warn("realtime: ignored a notification that is not a change list");
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    for (records::RecordChange& change : *changes) Enqueue(std::move(change));
   }
   wake_.notify_one();
 }
@@ -167,9 +218,17 @@ void Hub::Loop() {
   auto next_check = std::chrono::steady_clock::now() + kRevalidateInterval;
   std::unique_lock lock(mutex_);
   while (!stopping_) {
-    wake_.wait_until(lock, next_check,
-                     [this] { return stopping_ || !pending_.empty() || !overflowed_.empty(); });
+    wake_.wait_until(lock, next_check, [this] {
+      return stopping_ || !pending_.empty() || !outgoing_.empty() || !overflowed_.empty();
+    });
     if (stopping_) break;
+    std::deque<records::RecordChange> outgoing;
+    outgoing.swap(outgoing_);
+    if (!outgoing.empty()) {
+      lock.unlock();
+      SendOut(std::move(outgoing));
+      lock.lock();
+    }
     std::deque<records::RecordChange> batch;
     batch.swap(pending_);
     std::set<std::string> overflowed;
@@ -193,6 +252,7 @@ void Hub::Shutdown() {
   }
   wake_.notify_all();
   if (thread_.joinable()) thread_.join();
+  listening_.reset();  // its thread stops calling Received
   std::vector<std::shared_ptr<Subscription>> all;
   {
     std::lock_guard lock(mutex_);

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "db/notification_channel.hpp"
 #include "records/change_sink.hpp"
 #include "records/record_service.hpp"
 #include "realtime/subscription.hpp"
@@ -44,6 +45,12 @@ class Hub final : public records::ChangeSink {
   // and again whenever the served schema changes.
   void SetRecords(records::RecordService* records, const config::AppConfig* config);
 
+  // With several nodes on one database (PostgreSQL): changes go out through `channel` and come
+  // back from it, this node's too, so every node sends them in the database's commit order. A
+  // lost listening connection is opened again and the subscribers of every table get `resync`.
+  // Without a channel (SQLite) changes go straight to the dispatcher.
+  Status UseChannel(db::NotificationChannel& channel);
+
   // A slot for one more subscription of `user_id`, or null when it has kMaxSubscriptionsPerUser.
   std::unique_ptr<SubscriptionSlot> Reserve(const std::string& user_id);
 
@@ -64,6 +71,9 @@ class Hub final : public records::ChangeSink {
   void Unregister(Subscription* subscription);
 
   void Loop();
+  void SendOut(std::deque<records::RecordChange> changes);
+  void Received(std::string_view payload);
+  void Enqueue(records::RecordChange change);  // with mutex_ held
   void Dispatch(const records::RecordChange& change);
   void Resync(const std::set<std::string>& tables);
   void Revalidate();
@@ -79,7 +89,10 @@ class Hub final : public records::ChangeSink {
   std::unordered_map<std::string, int> per_user_;
   std::unordered_map<std::string, std::unordered_set<Subscription*>> by_table_;
   std::size_t live_ = 0;
-  std::deque<records::RecordChange> pending_;
+  std::deque<records::RecordChange> pending_;   // to dispatch here
+  std::deque<records::RecordChange> outgoing_;  // to send through the channel
+  db::NotificationChannel* channel_ = nullptr;
+  std::unique_ptr<db::NotificationChannel::Listening> listening_;
   std::set<std::string> overflowed_;  // tables whose changes were dropped: resync
   bool stopping_ = false;
   std::thread thread_;

@@ -4,14 +4,11 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/buffers_to_string.hpp>
 #include <boost/beast/websocket.hpp>
 
-#include "realtime/hub.hpp"
 #include "realtime/limits.hpp"
 #include "realtime/messages.hpp"
 
@@ -25,10 +22,6 @@ namespace {
 constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
 }  // namespace
 
-WebSocketSession::WebSocketSession(Hub& hub, SubscriptionSpec spec,
-                                   std::unique_ptr<SubscriptionSlot> slot)
-    : Subscription(std::move(spec), std::move(slot)), hub_(hub) {}
-
 asio::awaitable<void> WebSocketSession::Run(asio::ip::tcp::socket& socket,
                                             beast::flat_buffer& /*buffer*/,
                                             const http::BeastRequest& request) {
@@ -37,18 +30,13 @@ asio::awaitable<void> WebSocketSession::Run(asio::ip::tcp::socket& socket,
   Stream stream(socket);
   stream.read_message_max(kMaxClientFrameBytes);
   stream.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
-  stream.set_option(websocket::stream_base::decorator(
-      [](websocket::response_type& response) { response.set("X-Content-Type-Options", "nosniff"); }));
   // Clients wait for the 101 before they send frames, so no bytes past the request are pending.
   auto [accept_error] = co_await stream.async_accept(request, kUseTuple);
   if (accept_error) co_return;
-  executor_ = co_await asio::this_coro::executor;
-  wake_.emplace(*executor_);
-  Enqueue(std::make_shared<const std::string>(SubscribedMessage(spec().table->name)));
-  GoLive(hub_);
-  asio::co_spawn(*executor_, ReadLoop(stream), [self](const std::exception_ptr&) {
+  Start(co_await asio::this_coro::executor);
+  asio::co_spawn(socket.get_executor(), ReadLoop(stream), [self](const std::exception_ptr&) {
     self->reader_done_ = true;
-    self->wake_->cancel();
+    self->Wake();
   });
   co_await WriteLoop(stream);
   // The writer ended (closed, or the connection failed): end the reader too before the stream
@@ -57,8 +45,7 @@ asio::awaitable<void> WebSocketSession::Run(asio::ip::tcp::socket& socket,
     beast::error_code ignored;
     socket.cancel(ignored);
     while (!reader_done_) {
-      wake_->expires_after(std::chrono::milliseconds(10));
-      co_await wake_->async_wait(kUseTuple);
+      co_await WaitUntil(std::chrono::steady_clock::now() + std::chrono::milliseconds(10));
     }
   }
 }
@@ -74,7 +61,6 @@ asio::awaitable<void> WebSocketSession::ReadLoop(Stream& stream) {
       Enqueue(std::make_shared<const std::string>(PongMessage()));
     }
   }
-  incoming.shrink_to_fit();
 }
 
 asio::awaitable<void> WebSocketSession::WriteLoop(Stream& stream) {
@@ -83,16 +69,13 @@ asio::awaitable<void> WebSocketSession::WriteLoop(Stream& stream) {
   while (!reader_done_) {
     if (close_) {
       auto [code, reason] = *close_;
-      queue_.clear();
       // The outcome does not matter: the connection ends either way.
       co_await stream.async_close(
           websocket::close_reason(static_cast<websocket::close_code>(code), reason), kUseTuple);
       co_return;
     }
     if (!queue_.empty()) {
-      std::shared_ptr<const std::string> message = std::move(queue_.front());
-      queue_.pop_front();
-      queued_bytes_ -= message->size();
+      std::shared_ptr<const std::string> message = Pop();
       auto [error, bytes] = co_await stream.async_write(asio::buffer(*message), kUseTuple);
       if (error) co_return;
       last_sent = std::chrono::steady_clock::now();
@@ -102,42 +85,8 @@ asio::awaitable<void> WebSocketSession::WriteLoop(Stream& stream) {
       Enqueue(std::make_shared<const std::string>(HeartbeatMessage()));
       continue;
     }
-    wake_->expires_at(last_sent + kHeartbeatInterval);
-    co_await wake_->async_wait(kUseTuple);
+    co_await WaitUntil(last_sent + kHeartbeatInterval);
   }
-}
-
-void WebSocketSession::Enqueue(std::shared_ptr<const std::string> message) {
-  if (close_ || reader_done_) return;
-  if (queue_.size() >= kMaxQueuedMessages || queued_bytes_ + message->size() > kMaxQueuedBytes) {
-    RequestClose(1013, "subscriber too slow: send queue full");
-    return;
-  }
-  queued_bytes_ += message->size();
-  queue_.push_back(std::move(message));
-  wake_->cancel();
-}
-
-void WebSocketSession::RequestClose(std::uint16_t code, std::string reason) {
-  if (close_) return;
-  close_.emplace(code, std::move(reason));
-  wake_->cancel();
-}
-
-void WebSocketSession::Deliver(std::shared_ptr<const std::string> message) {
-  if (!executor_) return;
-  asio::post(*executor_, [weak = weak_from_this(), message = std::move(message)]() mutable {
-    if (auto self = weak.lock()) static_cast<WebSocketSession&>(*self).Enqueue(std::move(message));
-  });
-}
-
-void WebSocketSession::Close(std::uint16_t code, std::string reason) {
-  if (!executor_) return;
-  asio::post(*executor_, [weak = weak_from_this(), code, reason = std::move(reason)]() mutable {
-    if (auto self = weak.lock()) {
-      static_cast<WebSocketSession&>(*self).RequestClose(code, std::move(reason));
-    }
-  });
 }
 
 }  // namespace cairn::realtime

@@ -22,6 +22,16 @@ WsClient::WsClient(std::uint16_t port, const std::string& target,
     : process_("ws_client.mjs", {"ws://127.0.0.1:" + std::to_string(port) + target,
                                  HeadersJson(headers), std::to_string(count)}) {}
 
+WsClient::WsClient(const std::string& script, const std::vector<std::string>& args)
+    : process_(script, args) {}
+
+std::unique_ptr<WsClient> WsClient::EventStream(std::uint16_t port, const std::string& target,
+                                                const std::map<std::string, std::string>& headers) {
+  return std::unique_ptr<WsClient>(new WsClient(
+      "sse_client.mjs",
+      {"http://127.0.0.1:" + std::to_string(port) + target, HeadersJson(headers)}));
+}
+
 boost::json::object WsClient::Next(int timeout_ms) {
   const std::string line = process_.ReadLine(timeout_ms);
   boost::json::value value = boost::json::parse(line);

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <boost/json.hpp>
 
@@ -18,6 +19,11 @@ class WsClient {
   // Opens `count` sockets to ws://127.0.0.1:<port><target> with these request headers.
   WsClient(std::uint16_t port, const std::string& target,
            const std::map<std::string, std::string>& headers, int count = 1);
+  // The same subscription as Server-Sent Events (tests/node/sse_client.mjs: fetch with
+  // Accept: text/event-stream); `open` carries the status and content type, the server's end
+  // of the stream is `end`.
+  static std::unique_ptr<WsClient> EventStream(std::uint16_t port, const std::string& target,
+                                               const std::map<std::string, std::string>& headers);
 
   // The next event of any socket ({i, event, ...}); throws after `timeout_ms`.
   boost::json::object Next(int timeout_ms = 15'000);
@@ -30,6 +36,7 @@ class WsClient {
   void Command(const std::string& line) { process_.WriteLine(line); }
 
  private:
+  WsClient(const std::string& script, const std::vector<std::string>& args);
   NodeProcess process_;
 };
 

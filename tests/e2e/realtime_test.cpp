@@ -358,6 +358,32 @@ TEST_F(RealtimeTest, CookieUpgradeNeedsATrustedOrigin) {
   same_site.ExpectSubscribed("people");
 }
 
+TEST_F(RealtimeTest, ServerSentEventsCarryTheSameMessages) {
+  const Caller member = app_->NewUser("member");
+  auto feed = WsClient::EventStream(app_->app().port(), "/api/tables/people/subscribe",
+                                    Bearer(member.token));
+  const json::object open = feed->Next();
+  ASSERT_EQ(open.at("event"), "open") << json::serialize(open);
+  EXPECT_EQ(open.at("type"), "text/event-stream");
+  EXPECT_EQ(feed->NextMessage().at("type"), "subscribed");
+  const std::string id = Create(R"({"title":"streamed","salary":7})");
+  const json::object message = feed->NextMessage();
+  EXPECT_EQ(message.at("event"), "insert");
+  EXPECT_EQ(message.at("recordId"), id.c_str());
+  EXPECT_EQ(FieldsOf(message.at("record")).at("title"), "streamed");
+  EXPECT_EQ(FieldsOf(message.at("record")).if_contains("salary"), nullptr);
+  // The same checks before the stream: no read access → 404.
+  auto refused = WsClient::EventStream(app_->app().port(), "/api/tables/vault/subscribe",
+                                       Bearer(member.token));
+  EXPECT_EQ(refused->Next().at("status"), 404);
+  // A server-side close arrives as a last message, then the stream ends.
+  ASSERT_EQ(app_->Send(member, "POST", "/api/auth/sign-out", "{}").status, 200);
+  const json::object close = feed->NextMessage();
+  EXPECT_EQ(close.at("type"), "close");
+  EXPECT_EQ(close.at("code"), 1008);
+  EXPECT_EQ(feed->Next().at("event"), "end");
+}
+
 TEST_F(RealtimeTest, ShutdownClosesWith1001) {
   auto feed = Subscribe(app_->admin(), "people");
   app_->app().app().Shutdown();
