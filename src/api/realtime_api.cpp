@@ -34,19 +34,17 @@ Status AddRealtimeRoutes(http::Router& router, const config::AppConfig& config,
       "text/event-stream)";
   spec.tag = "records";
   spec.requires_session = true;
-  spec.query = {
-      {"filter", boost::json::object{{"type", "string"}},
-       "only changes of records matching this list filter (JSON)"},
-      {"fields", boost::json::object{{"type", "string"}},
-       "comma-separated fields to send; unknown and unreadable names are skipped"}};
+  spec.query = {{"filter", boost::json::object{{"type", "string"}},
+                 "only changes of records matching this list filter (JSON)"},
+                {"fields", boost::json::object{{"type", "string"}},
+                 "comma-separated fields to send; unknown and unreadable names are skipped"}};
   spec.responses = {{101, "Switching Protocols: the subscription's WebSocket", nullptr},
                     {200, "the subscription as text/event-stream", nullptr},
                     {400, "not a WebSocket upgrade, or a bad filter", nullptr},
                     {404, "no such table, or no read access to it", nullptr},
                     {429, "the user has the most live subscriptions allowed", nullptr}};
   return router.Add(
-      {std::move(spec),
-       [&config, &records, &hub](Request& request) -> Result<Response> {
+      {std::move(spec), [&config, &records, &hub](Request& request) -> Result<Response> {
          CAIRN_ASSIGN_OR_RETURN(TableTarget target, ResolveTableTarget(request, config));
          realtime::SubscriptionSpec subscription;
          subscription.table = target.table;
@@ -61,12 +59,13 @@ Status AddRealtimeRoutes(http::Router& router, const config::AppConfig& config,
                                                  subscription.filter, subscription.fields);
          if (!checked.ok()) return std::move(checked).error();
          const bool websocket = boost::beast::websocket::is_upgrade(*request.raw);
-         const bool event_stream =
-             !websocket && request.Header("Accept").find("text/event-stream") != std::string_view::npos;
+         const bool event_stream = !websocket && request.Header("Accept").find(
+                                                     "text/event-stream") != std::string_view::npos;
          if (!websocket && !event_stream) {
            return Error::Validation(
                "Not a subscription request",
-               {{"Upgrade", "must be websocket (or Accept: text/event-stream for Server-Sent Events)"}});
+               {{"Upgrade",
+                 "must be websocket (or Accept: text/event-stream for Server-Sent Events)"}});
          }
          auto slot = hub.Reserve(subscription.user_id);
          if (!slot) {

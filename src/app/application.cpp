@@ -239,7 +239,7 @@ void Application::Shutdown() {
   if (!parts_ || parts_->shut_down) return;
   parts_->shut_down = true;
   if (parts_->purge_schedule) parts_->purge_schedule->Stop();  // a run in progress finishes
-  if (parts_->realtime) parts_->realtime->Shutdown();           // subscribers get 1001
+  if (parts_->realtime) parts_->realtime->Shutdown();          // subscribers get 1001
   parts_->server->Shutdown();
   if (parts_->liveness) parts_->liveness->Stop();
   WaitForBackgroundWork();  // queued mail still needs the database

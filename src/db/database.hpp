@@ -14,8 +14,8 @@
 
 #include "common/result.hpp"
 #include "db/dialect.hpp"
-#include "db/notification_channel.hpp"
 #include "db/limits.hpp"
+#include "db/notification_channel.hpp"
 #include "db/row.hpp"
 #include "db/value.hpp"
 

@@ -5,8 +5,8 @@
 #include <map>
 
 #include "common/log.hpp"
-#include "realtime/limits.hpp"
 #include "realtime/change_codec.hpp"
+#include "realtime/limits.hpp"
 #include "realtime/messages.hpp"
 
 namespace cairn::realtime {
@@ -61,15 +61,15 @@ std::size_t Hub::live() const {
 }
 
 Status Hub::UseChannel(db::NotificationChannel& channel) {
-  CAIRN_ASSIGN_OR_RETURN(
-      auto listening,
-      channel.Listen(std::string(kChangeChannel),
-                     {[this](std::string payload) { Received(payload); },
-                      [this] {
-                        std::lock_guard lock(mutex_);
-                        for (const auto& [table, members] : by_table_) overflowed_.insert(table);
-                        wake_.notify_one();
-                      }}));
+  CAIRN_ASSIGN_OR_RETURN(auto listening,
+                         channel.Listen(std::string(kChangeChannel),
+                                        {[this](std::string payload) { Received(payload); },
+                                         [this] {
+                                           std::lock_guard lock(mutex_);
+                                           for (const auto& [table, members] : by_table_)
+                                             overflowed_.insert(table);
+                                           wake_.notify_one();
+                                         }}));
   std::lock_guard lock(mutex_);
   channel_ = &channel;
   listening_ = std::move(listening);

@@ -23,9 +23,9 @@
 
 #include "common/result.hpp"
 #include "db/notification_channel.hpp"
+#include "realtime/subscription.hpp"
 #include "records/change_sink.hpp"
 #include "records/record_service.hpp"
-#include "realtime/subscription.hpp"
 
 namespace cairn::realtime {
 

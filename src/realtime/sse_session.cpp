@@ -76,8 +76,8 @@ asio::awaitable<void> SseSession::WriteLoop(asio::ip::tcp::socket& socket) {
   auto last_sent = std::chrono::steady_clock::now();
   while (!reader_done_) {
     if (close_) {
-      std::string message = R"({"type":"close","code":)" + std::to_string(close_->first) +
-                            R"(,"reason":)";
+      std::string message =
+          R"({"type":"close","code":)" + std::to_string(close_->first) + R"(,"reason":)";
       json::AppendString(message, close_->second);
       message.push_back('}');
       co_await asio::async_write(socket, asio::buffer(Event(message)), kUseTuple);

@@ -45,7 +45,8 @@ void SubscriberConnection::RequestClose(std::uint16_t code, std::string reason) 
   wake_->cancel();
 }
 
-asio::awaitable<void> SubscriberConnection::WaitUntil(std::chrono::steady_clock::time_point deadline) {
+asio::awaitable<void> SubscriberConnection::WaitUntil(
+    std::chrono::steady_clock::time_point deadline) {
   wake_->expires_at(deadline);
   co_await wake_->async_wait(asio::as_tuple(asio::use_awaitable));
 }

@@ -21,7 +21,7 @@ struct SubscriptionSpec {
   const config::Table* table = nullptr;
   std::string user_id;
   std::string role;
-  std::string session_token;  // re-resolved every kRevalidateInterval (never logged)
+  std::string session_token;          // re-resolved every kRevalidateInterval (never logged)
   std::optional<std::string> filter;  // the list filter language (JSON text)
   std::optional<std::string> fields;  // comma-separated
 };

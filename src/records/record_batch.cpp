@@ -8,8 +8,8 @@
 #include "db/live_row_counts.hpp"
 #include "records/comment_service.hpp"
 #include "records/limits.hpp"
-#include "records/record_service.hpp"
 #include "records/pending_changes.hpp"
+#include "records/record_service.hpp"
 #include "records/record_writes.hpp"
 #include "schema/physical_model.hpp"
 

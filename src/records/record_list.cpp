@@ -12,9 +12,9 @@
 #include "records/query/search.hpp"
 #include "records/query/sort.hpp"
 #include "records/record_service.hpp"
-#include "records/selected_fields.hpp"
 #include "records/record_views.hpp"
 #include "records/record_writes.hpp"
+#include "records/selected_fields.hpp"
 
 namespace cairn::records {
 

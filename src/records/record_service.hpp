@@ -125,8 +125,8 @@ class RecordService {
   // them, narrowed to `only` when given, with attachment links: the history's view of a record
   // (D21), used for a change's oldRecord.
   void AppendStoredFields(const config::Table& table, std::string_view role,
-                          std::string_view stored_fields_json,
-                          const std::vector<std::string>* only, std::string& out) const;
+                          std::string_view stored_fields_json, const std::vector<std::string>* only,
+                          std::string& out) const;
 
   // Saved views (record_views.cpp): `{"views":[…]}` and one view `{id,name,filters,sorts}`.
   Result<std::string> Views(const config::Table& table, const Actor& actor);

@@ -5,8 +5,8 @@
 #include "common/time.hpp"
 #include "db/live_row_counts.hpp"
 #include "records/limits.hpp"
-#include "records/record_service.hpp"
 #include "records/pending_changes.hpp"
+#include "records/record_service.hpp"
 #include "records/record_writes.hpp"
 #include "schema/physical_model.hpp"
 

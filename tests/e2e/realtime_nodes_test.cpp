@@ -34,15 +34,15 @@ bool OnPostgres() {
 }
 
 std::unique_ptr<WsClient> Subscribe(RecordsApp& app, const Caller& caller) {
-  auto client =
-      std::make_unique<WsClient>(app.app().port(), "/api/tables/people/subscribe", Bearer(caller.token));
+  auto client = std::make_unique<WsClient>(app.app().port(), "/api/tables/people/subscribe",
+                                           Bearer(caller.token));
   client->ExpectSubscribed("people");
   return client;
 }
 
 std::string Create(RecordsApp& app, const std::string& fields_json) {
-  const auto result =
-      app.Send(app.admin(), "POST", "/api/tables/people/records", R"({"fields":)" + fields_json + "}");
+  const auto result = app.Send(app.admin(), "POST", "/api/tables/people/records",
+                               R"({"fields":)" + fields_json + "}");
   if (result.status != 201) throw std::runtime_error("create: " + result.body);
   return std::string(result.Json().at("id").as_string());
 }
@@ -95,9 +95,10 @@ class ThrowawayCluster {
     const std::filesystem::path url_file =
         std::filesystem::temp_directory_path() / ("cairn-rt-url-" + std::to_string(::getpid()));
     std::filesystem::remove(url_file);
-    const std::string command = std::string(CAIRN_SOURCE_DIR) +
-                                "/scripts/with-postgres bash -c 'echo \"$CAIRN_TEST_DATABASE_URL\" > " +
-                                url_file.string() + "; cat > /dev/null'";
+    const std::string command =
+        std::string(CAIRN_SOURCE_DIR) +
+        "/scripts/with-postgres bash -c 'echo \"$CAIRN_TEST_DATABASE_URL\" > " + url_file.string() +
+        "; cat > /dev/null'";
     // "e": the pipe is not inherited by what this process starts later (the restarted server
     // would keep it open, and the cluster would never be told to stop).
     pipe_ = ::popen(command.c_str(), "we");

@@ -27,9 +27,9 @@ WsClient::WsClient(const std::string& script, const std::vector<std::string>& ar
 
 std::unique_ptr<WsClient> WsClient::EventStream(std::uint16_t port, const std::string& target,
                                                 const std::map<std::string, std::string>& headers) {
-  return std::unique_ptr<WsClient>(new WsClient(
-      "sse_client.mjs",
-      {"http://127.0.0.1:" + std::to_string(port) + target, HeadersJson(headers)}));
+  return std::unique_ptr<WsClient>(
+      new WsClient("sse_client.mjs",
+                   {"http://127.0.0.1:" + std::to_string(port) + target, HeadersJson(headers)}));
 }
 
 boost::json::object WsClient::Next(int timeout_ms) {

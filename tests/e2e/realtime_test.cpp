@@ -53,9 +53,8 @@ class RealtimeTest : public ::testing::Test {
 
   // Creates a record as the admin; returns its id.
   std::string Create(const std::string& fields_json, const std::string& table = "people") {
-    const auto result =
-        app_->Send(app_->admin(), "POST", "/api/tables/" + table + "/records",
-                   R"({"fields":)" + fields_json + "}");
+    const auto result = app_->Send(app_->admin(), "POST", "/api/tables/" + table + "/records",
+                                   R"({"fields":)" + fields_json + "}");
     if (result.status != 201) throw std::runtime_error("create: " + result.body);
     return std::string(result.Json().at("id").as_string());
   }
@@ -115,10 +114,10 @@ TEST_F(RealtimeTest, ChangesCarryWhatEachRoleMayReadAfterCommit) {
                        R"({"fields":{"title":"stale"},"updatedAt":"2000-01-01T00:00:00.000Z"})")
                 .status,
             409);
-  EXPECT_EQ(app_->Send(member, "PATCH", "/api/tables/people/records/" + id,
-                       R"({"fields":{"salary":9}})")
-                .status,
-            400);
+  EXPECT_EQ(
+      app_->Send(member, "PATCH", "/api/tables/people/records/" + id, R"({"fields":{"salary":9}})")
+          .status,
+      400);
   // Soft delete: gone for everyone (record null); restore: it appears again.
   ASSERT_EQ(app_->Send(member, "DELETE", "/api/tables/people/records/" + id).status, 204);
   for (auto* feed : {admin_feed.get(), member_feed.get()}) {
@@ -127,9 +126,9 @@ TEST_F(RealtimeTest, ChangesCarryWhatEachRoleMayReadAfterCommit) {
     EXPECT_TRUE(message.at("record").is_null());
     EXPECT_EQ(message.at("recordId"), id.c_str());
   }
-  ASSERT_EQ(app_->Send(app_->admin(), "POST", "/api/tables/people/records/" + id + "/restore")
-                .status,
-            200);
+  ASSERT_EQ(
+      app_->Send(app_->admin(), "POST", "/api/tables/people/records/" + id + "/restore").status,
+      200);
   for (auto* feed : {admin_feed.get(), member_feed.get()}) {
     const json::object message = feed->NextMessage();
     EXPECT_EQ(message.at("event"), "insert");
@@ -176,8 +175,8 @@ TEST_F(RealtimeTest, TableRulesAndBadRequestsAnswerBeforeTheUpgrade) {
   EXPECT_EQ(hidden_body, unknown_body);
   // A plain GET is no subscription.
   HttpClient plain = app_->app().Client();
-  const auto result = plain.Get("/api/tables/people/subscribe", {{"Authorization",
-                                                                  "Bearer " + member.token}});
+  const auto result =
+      plain.Get("/api/tables/people/subscribe", {{"Authorization", "Bearer " + member.token}});
   EXPECT_EQ(result.status, 400);
   EXPECT_EQ(CodeOf(result), "VALIDATION_ERROR");
   // The admin reads the vault, so it may subscribe to it.
@@ -189,8 +188,8 @@ TEST_F(RealtimeTest, TableRulesAndBadRequestsAnswerBeforeTheUpgrade) {
 TEST_F(RealtimeTest, FilterAndFieldsNarrowWhatIsSent) {
   const Caller member = app_->NewUser("member");
   // {"stage":"open"}, fields=title,salary (salary unreadable for a member: silently left out)
-  auto feed = Subscribe(member, "people",
-                        "?filter=%7B%22stage%22%3A%22open%22%7D&fields=title,salary");
+  auto feed =
+      Subscribe(member, "people", "?filter=%7B%22stage%22%3A%22open%22%7D&fields=title,salary");
   Create(R"({"title":"closed one","stage":"closed"})");
   const std::string open_id = Create(R"({"title":"open one","stage":"open","salary":3})");
   const json::object message = feed->NextMessage();
@@ -302,8 +301,8 @@ TEST_F(RealtimeTest, SlowConsumerIsClosedWith1013) {
   std::string batch = R"({"records":[)";
   for (int i = 0; i < 100; ++i) {
     if (i > 0) batch += ',';
-    batch += R"({"fields":{"title":"slow )" + std::to_string(i) + R"(","notes":")" + notes +
-             R"("}})";
+    batch +=
+        R"({"fields":{"title":"slow )" + std::to_string(i) + R"(","notes":")" + notes + R"("}})";
   }
   batch += "]}";
   for (int round = 0; round < 4; ++round) {

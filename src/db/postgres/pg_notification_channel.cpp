@@ -134,10 +134,10 @@ class PgNotificationChannel final : public NotificationChannel {
         return {};
       }
       if (!table_ready_) {
-        CAIRN_TRY(connection.ExecuteScript(
-            R"(CREATE TABLE IF NOT EXISTS "_cairn_notifications" ()"
-            R"("id" BIGSERIAL PRIMARY KEY, "payload" TEXT NOT NULL, )"
-            R"("created_at" TIMESTAMPTZ NOT NULL DEFAULT now()))"));
+        CAIRN_TRY(
+            connection.ExecuteScript(R"(CREATE TABLE IF NOT EXISTS "_cairn_notifications" ()"
+                                     R"("id" BIGSERIAL PRIMARY KEY, "payload" TEXT NOT NULL, )"
+                                     R"("created_at" TIMESTAMPTZ NOT NULL DEFAULT now()))"));
       }
       std::int64_t id = 0;
       CAIRN_TRY(connection.Execute(
@@ -146,9 +146,9 @@ class PgNotificationChannel final : public NotificationChannel {
       CAIRN_TRY(connection.Execute(
           R"(DELETE FROM "_cairn_notifications" WHERE "created_at" < now() - make_interval(secs => ?))",
           {static_cast<std::int64_t>(kNotificationRetentionSeconds)}));
-      CAIRN_TRY(connection.Execute("SELECT pg_notify(?, ?)",
-                                   {std::string(channel),
-                                    std::string(kReferencePrefix) + std::to_string(id)}));
+      CAIRN_TRY(connection.Execute(
+          "SELECT pg_notify(?, ?)",
+          {std::string(channel), std::string(kReferencePrefix) + std::to_string(id)}));
       return {};
     });
     if (status.ok() && payload.size() > kMaxNotifyPayloadBytes) table_ready_ = true;
