@@ -55,11 +55,6 @@ void Hub::Unregister(Subscription* subscription) {
   if (--live_ == 0) emptied_.notify_all();
 }
 
-std::size_t Hub::live() const {
-  std::lock_guard lock(mutex_);
-  return live_;
-}
-
 Status Hub::UseChannel(db::NotificationChannel& channel) {
   CAIRN_ASSIGN_OR_RETURN(auto listening,
                          channel.Listen(std::string(kChangeChannel),

@@ -60,9 +60,6 @@ class Hub final : public records::ChangeSink {
   // Subscriptions that arrive later are closed at once.
   void Shutdown();
 
-  // For the bench and tests: live subscriptions on this node.
-  std::size_t live() const;
-
  private:
   friend class Subscription;
   friend class SubscriptionSlot;

@@ -25,7 +25,7 @@ class PgListening final : public NotificationChannel::Listening {
               NotificationChannel::Handlers handlers)
       : database_(database),
         url_(std::move(url)),
-        options_(std::move(options)),
+        options_(options),
         channel_(std::move(channel)),
         handlers_(std::move(handlers)) {}
 
@@ -123,7 +123,7 @@ class PgListening final : public NotificationChannel::Listening {
 class PgNotificationChannel final : public NotificationChannel {
  public:
   PgNotificationChannel(Database& database, std::string url, PostgresOptions options)
-      : database_(database), url_(std::move(url)), options_(std::move(options)) {}
+      : database_(database), url_(std::move(url)), options_(options) {}
 
   Status Send(std::string_view name, std::string_view payload) override {
     CAIRN_ASSIGN_OR_RETURN(const std::string channel, Scoped(name));
