@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <boost/beast/websocket/rfc6455.hpp>
+
 #include "auth/auth_errors.hpp"
 
 namespace cairn::api {
@@ -44,7 +46,13 @@ bool OriginCheck::IsSignIn(std::string_view path) const {
 
 std::optional<http::Response> OriginCheck::Before(http::Request& request, const http::RouteSpec&) {
   const std::string_view method = request.method;
-  if (method == "GET" || method == "HEAD" || method == "OPTIONS") return std::nullopt;
+  // A WebSocket upgrade is a GET that opens a channel the page can read: a cross-site page must
+  // not open one with the user's cookie (cross-site WebSocket hijacking), so it is checked too.
+  const bool websocket = method == "GET" && request.raw != nullptr &&
+                         boost::beast::websocket::is_upgrade(*request.raw);
+  if ((method == "GET" || method == "HEAD" || method == "OPTIONS") && !websocket) {
+    return std::nullopt;
+  }
   const bool has_cookie = !request.Header("Cookie").empty();
   std::string_view origin = request.Header("Origin");
   if (origin.empty()) origin = request.Header("Referer");

@@ -16,6 +16,7 @@
 #include "api/mcp_api.hpp"
 #include "api/openapi_api.hpp"
 #include "api/origin_check.hpp"
+#include "api/realtime_api.hpp"
 #include "api/records_api.hpp"
 #include "api/schema_api.hpp"
 #include "api/storage_api.hpp"
@@ -54,7 +55,12 @@ struct Application::Parts {
   // Versions, the draft, publishing (D51); null when the config came without its document.
   std::unique_ptr<schema_edit::SchemaEditor> schema_editor;
   std::unique_ptr<SchemaFollower> schema_follower;  // PostgreSQL: versions other nodes publish
-  std::unique_ptr<jobs::PurgeJob> purge;            // with auth: erasure and retention (D19a)
+  // Realtime subscriptions (D53): the change sink of every version's records service. Owned
+  // here, so it outlives a service rebuilt for a new schema; it reads through the served
+  // snapshot (SetRecords at each swap), and is declared before the server (connections hold its
+  // slots).
+  std::unique_ptr<realtime::Hub> realtime;
+  std::unique_ptr<jobs::PurgeJob> purge;  // with auth: erasure and retention (D19a)
   std::unique_ptr<jobs::Scheduler> purge_schedule;
   std::unique_ptr<analytics::AnalyticsService> analytics;  // with a truthy `analytics` (D54)
   std::unique_ptr<jobs::Scheduler> analytics_schedule;     // its rollups and retention
@@ -101,9 +107,10 @@ Status BuildRouter(Application::Parts& parts, AppSnapshot& snapshot) {
     const records::AttachmentFiles* files = parts.options.attachment_files
                                                 ? parts.options.attachment_files
                                                 : parts.attachment_files.get();
-    snapshot.records =
-        std::make_unique<records::RecordService>(*parts.database, config, snapshot.access, files);
+    snapshot.records = std::make_unique<records::RecordService>(
+        *parts.database, config, snapshot.access, files, parts.realtime.get());
     CAIRN_TRY(api::AddRecordRoutes(router, config, *snapshot.records));
+    CAIRN_TRY(api::AddRealtimeRoutes(router, config, *snapshot.records, *parts.realtime));
     CAIRN_TRY(api::AddCommentRoutes(router, config, *parts.database, snapshot.access));
     // Admin only, so only with sessions (D50).
     CAIRN_TRY(api::AddActivityRoutes(router, *parts.database));
@@ -140,6 +147,13 @@ Result<std::shared_ptr<AppSnapshot>> BuildSnapshot(Application::Parts& parts,
   return snapshot;
 }
 
+// Realtime changes are read through the served version from now on (the hub keeps it alive
+// while a change is being read).
+void ServeChangesFrom(Application::Parts& parts, const std::shared_ptr<const AppSnapshot>& live) {
+  if (!parts.realtime || !live->records) return;
+  parts.realtime->SetRecords(live, live->records.get(), &live->config);
+}
+
 // The router keeps its whole snapshot alive (aliasing constructor).
 std::shared_ptr<const http::Router> RouterOf(const std::shared_ptr<const AppSnapshot>& snapshot) {
   return {snapshot, &snapshot->router};
@@ -157,6 +171,7 @@ schema_edit::Prepare SnapshotPreparer(Application::Parts& parts) {
       std::shared_ptr<const AppSnapshot> live = snapshot;
       parts.snapshot.store(live);
       parts.server->SwapRouter(RouterOf(live));
+      ServeChangesFrom(parts, live);
       return {};
     });
   };
@@ -291,10 +306,25 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
         *parts->database, SnapshotPreparer(*parts), start.config, start.version,
         parts->options.config.document);
   }
+  if (parts->auth.service) {
+    auth::AuthService& auth = *parts->auth.service;
+    parts->realtime = std::make_unique<realtime::Hub>(
+        [&auth](std::string_view token) -> Result<std::optional<std::string>> {
+          CAIRN_ASSIGN_OR_RETURN(auto resolved, auth.Resolve(token));
+          if (!resolved) return std::optional<std::string>();
+          return std::optional<std::string>(resolved->caller.user.role);
+        });
+  }
   CAIRN_ASSIGN_OR_RETURN(std::shared_ptr<AppSnapshot> first,
                          BuildSnapshot(*parts, std::move(start.config), start.version));
   std::shared_ptr<const AppSnapshot> serving = std::move(first);
   parts->snapshot.store(serving);
+  ServeChangesFrom(*parts, serving);
+  if (parts->realtime) {
+    if (db::NotificationChannel* channel = parts->database->notifications()) {
+      CAIRN_TRY(parts->realtime->UseChannel(*channel));  // other nodes on this database
+    }
+  }
   CAIRN_TRY(parts->server->Start(http::Dispatcher(RouterOf(serving), std::move(middleware))));
   if (parts->schema_editor && parts->database->dialect().shared_server()) {
     parts->schema_follower = std::make_unique<SchemaFollower>(*parts->schema_editor);
@@ -343,6 +373,7 @@ void Application::Shutdown() {
   if (parts_->purge_schedule) parts_->purge_schedule->Stop();  // a run in progress finishes
   if (parts_->schema_follower) parts_->schema_follower->Stop();
   if (parts_->analytics_schedule) parts_->analytics_schedule->Stop();
+  if (parts_->realtime) parts_->realtime->Shutdown();  // subscribers get 1001
   parts_->server->Shutdown();
   // Every acknowledged page view is written before the database closes.
   if (parts_->analytics) parts_->analytics->Shutdown();

@@ -15,6 +15,7 @@
 #include "common/result.hpp"
 #include "db/dialect.hpp"
 #include "db/limits.hpp"
+#include "db/notification_channel.hpp"
 #include "db/row.hpp"
 #include "db/value.hpp"
 
@@ -95,6 +96,9 @@ class Database {
   // run again from the start, so `work` must not have side effects outside the database.
   // Transactions do not nest: calling Transaction from inside `work` is an error.
   virtual Status Transaction(Access access, const std::function<Status(Connection&)>& work) = 0;
+  // Messages to the other nodes on this database (PostgreSQL LISTEN/NOTIFY); null when there
+  // are none (SQLite: one process).
+  virtual NotificationChannel* notifications() { return nullptr; }
   // `SELECT 1` within a short deadline: the health check.
   virtual Status Ping() = 0;
   // Waits for transactions in flight, checkpoints (SQLite) and closes every connection. Later

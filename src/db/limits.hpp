@@ -68,4 +68,14 @@ inline constexpr std::chrono::milliseconds kReconnectLogInterval{10'000};
 // The Retry-After hint of an answer that a database timeout or a full disk cut short.
 inline constexpr int kRetryAfterSeconds = 5;
 
+// NOTIFY payloads (NotificationChannel): PostgreSQL refuses 8000 bytes and more, so past this a
+// payload is stored in `_cairn_notifications` and the notification names its row, which is
+// deleted after the retention (listeners read it within moments).
+inline constexpr std::size_t kMaxNotifyPayloadBytes = 7000;
+inline constexpr int kNotificationRetentionSeconds = 60;
+// A listener whose connection was lost tries again this often.
+inline constexpr std::chrono::milliseconds kListenReconnectInterval{1000};
+// How long a listener waits on its socket before it checks whether it should stop.
+inline constexpr std::chrono::milliseconds kListenPollInterval{250};
+
 }  // namespace cairn::db

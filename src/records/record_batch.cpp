@@ -8,6 +8,7 @@
 #include "db/live_row_counts.hpp"
 #include "records/comment_service.hpp"
 #include "records/limits.hpp"
+#include "records/pending_changes.hpp"
 #include "records/record_service.hpp"
 #include "records/record_writes.hpp"
 #include "schema/physical_model.hpp"
@@ -101,11 +102,13 @@ Result<std::string> RecordService::CreateMany(const config::Table& table, const 
   if (!errors.empty()) return Error::Validation("Invalid batch", std::move(errors));
   const RecordReader& reader = ReaderOf(table);
   std::string records = "[";
+  PendingChanges changes(changes_);
   CAIRN_TRY(UniqueAsValidation(
       database_.Transaction(
           db::Access::kWrite,
           [&](db::Connection& connection) -> Status {
             records.resize(1);  // a retried transaction starts over
+            changes.Reset();
             return connection.dialect().live_row_counts().WithDeferred(connection, [&]() -> Status {
               for (std::size_t i = 0; i < all_writes.size(); ++i) {
                 CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, all_writes[i],
@@ -118,6 +121,7 @@ Result<std::string> RecordService::CreateMany(const config::Table& table, const 
               for (const Snapshot& record : created) {
                 if (records.size() > 1) records.push_back(',');
                 records += record.record_json;
+                changes.Add(table, ChangeKind::kInsert, record.id);
                 entries.push_back(ChangeEntry(table, actor, "create", record.id,
                                               Changes({}, record.fields_json)));
               }
@@ -125,6 +129,7 @@ Result<std::string> RecordService::CreateMany(const config::Table& table, const 
             });
           }),
       "records"));
+  changes.Publish();
   return R"({"created":)" + std::to_string(all_writes.size()) + R"(,"records":)" + records + "]}";
 }
 
@@ -175,11 +180,13 @@ Result<std::string> RecordService::UpdateMany(const config::Table& table, const 
   for (const Item& item : parsed) item_ids.push_back(item.id);
   const RecordReader& reader = ReaderOf(table);
   std::string records = "[";
+  PendingChanges changes(changes_);
   CAIRN_TRY(UniqueAsValidation(
       database_.Transaction(
           db::Access::kWrite,
           [&](db::Connection& connection) -> Status {
             records.resize(1);
+            changes.Reset();
             return connection.dialect().live_row_counts().WithDeferred(connection, [&]() -> Status {
               std::vector<activity::ActivityEntry> entries;  // written together at the end
               entries.reserve(parsed.size());
@@ -203,6 +210,7 @@ Result<std::string> RecordService::UpdateMany(const config::Table& table, const 
                                                     item.writes, before.updated_at));
                 if (records.size() > 1) records.push_back(',');
                 records += after.record_json;
+                changes.Add(table, ChangeKind::kUpdate, item.id, before.fields_json);
                 entries.push_back(ChangeEntry(table, actor, "update", item.id,
                                               Changes(before.fields_json, after.fields_json)));
                 before = std::move(after);  // a later item for the same record starts here
@@ -211,6 +219,7 @@ Result<std::string> RecordService::UpdateMany(const config::Table& table, const 
             });
           }),
       "records"));
+  changes.Publish();
   return R"({"updated":)" + std::to_string(parsed.size()) + R"(,"records":)" + records + "]}";
 }
 
@@ -225,7 +234,9 @@ Result<std::string> RecordService::DeleteMany(const config::Table& table, const 
   }
   const bool permanent = permanent_value && permanent_value->get_bool();
   const RecordReader& reader = ReaderOf(table);
+  PendingChanges changes(changes_);
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+    changes.Reset();
     return connection.dialect().live_row_counts().WithDeferred(connection, [&]() -> Status {
       std::vector<activity::ActivityEntry> entries;  // written together at the end
       entries.reserve(ids.size());
@@ -249,6 +260,8 @@ Result<std::string> RecordService::DeleteMany(const config::Table& table, const 
         if (!access.Can(permanent ? Action::kPermanentDelete : Action::kDelete)) {
           return Denied(permanent ? "permanently delete" : "delete");
         }
+        // A record already in the trash was visible to no subscriber: its purge is no event.
+        if (!before.deleted) changes.Add(table, ChangeKind::kDelete, ids[i], before.fields_json);
         if (permanent) {
           CAIRN_TRY(PurgeRow(connection, reader, ids[i]));
           CAIRN_TRY(DeleteCommentsOf(connection, table.name, ids[i]));
@@ -263,6 +276,7 @@ Result<std::string> RecordService::DeleteMany(const config::Table& table, const 
       return activity::RecordActivities(connection, entries);
     });
   }));
+  changes.Publish();
   return R"({"deleted":)" + std::to_string(ids.size()) + "}";
 }
 
@@ -272,7 +286,9 @@ Result<std::string> RecordService::RestoreMany(const config::Table& table, const
   if (!access.Can(Action::kRead)) return TableNotFound();
   CAIRN_ASSIGN_OR_RETURN(auto ids, BatchIds(body));
   const RecordReader& reader = ReaderOf(table);
+  PendingChanges changes(changes_);
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+    changes.Reset();
     return connection.dialect().live_row_counts().WithDeferred(connection, [&]() -> Status {
       std::vector<activity::ActivityEntry> entries;  // written together at the end
       entries.reserve(ids.size());
@@ -287,6 +303,7 @@ Result<std::string> RecordService::RestoreMany(const config::Table& table, const
         CAIRN_TRY(RestoreRow(connection, reader, actor, ids[i], before.updated_at));
         CAIRN_ASSIGN_OR_RETURN(Snapshot after,
                                ReadSnapshot(connection, reader, access, ids[i], false));
+        changes.Add(table, ChangeKind::kInsert, ids[i]);
         entries.push_back(
             ChangeEntry(table, actor, "restore", ids[i], Changes({}, after.fields_json)));
         before = std::move(after);  // the same id again is a record no longer in the trash
@@ -294,6 +311,7 @@ Result<std::string> RecordService::RestoreMany(const config::Table& table, const
       return activity::RecordActivities(connection, entries);
     });
   }));
+  changes.Publish();
   return R"({"restored":)" + std::to_string(ids.size()) + "}";
 }
 

@@ -14,13 +14,14 @@
 #include "records/record_service.hpp"
 #include "records/record_views.hpp"
 #include "records/record_writes.hpp"
+#include "records/selected_fields.hpp"
 
 namespace cairn::records {
 
 using access::Action;
 using detail::TableNotFound;
 
-namespace {
+namespace detail {
 
 // The readable fields `fields=` names, in config order (D21: others are silently left out).
 std::vector<const config::Field*> SelectedFields(const access::TableAccess& access,
@@ -40,6 +41,12 @@ std::vector<const config::Field*> SelectedFields(const access::TableAccess& acce
   }
   return selected;
 }
+
+}  // namespace detail
+
+namespace {
+
+using detail::SelectedFields;
 
 // Runs one statement of a list. Filters and q make the best plan depend on their values (a rare
 // pattern or a common one), so a narrowed list is planned per request on PostgreSQL.

@@ -1,5 +1,7 @@
 #include "records/record_service.hpp"
 
+#include <algorithm>
+
 #include <boost/json.hpp>
 
 #include "activity/activity.hpp"
@@ -8,6 +10,7 @@
 #include "db/dialect.hpp"
 #include "records/attachment_links.hpp"
 #include "records/comment_service.hpp"
+#include "records/pending_changes.hpp"
 #include "records/record_input.hpp"
 #include "records/record_reader.hpp"
 #include "records/record_writes.hpp"
@@ -28,7 +31,7 @@ bool IsAttachment(const config::Field& field) {
 // with attachment links when `files` is given (D45: links are minted now, never stored).
 void AppendReadable(const config::Table& table, const boost::json::value& fields,
                     const access::TableAccess& access, const AttachmentFiles* files,
-                    std::string& out) {
+                    std::string& out, const std::vector<std::string>* only = nullptr) {
   if (!fields.is_object()) {
     out += "null";
     return;
@@ -37,6 +40,7 @@ void AppendReadable(const config::Table& table, const boost::json::value& fields
   bool first = true;
   for (const auto& [key, value] : fields.get_object()) {
     if (!access.CanReadField(key)) continue;
+    if (only != nullptr && std::find(only->begin(), only->end(), key) == only->end()) continue;
     if (!first) out.push_back(',');
     first = false;
     json::AppendString(out, key);
@@ -54,8 +58,9 @@ void AppendReadable(const config::Table& table, const boost::json::value& fields
 }  // namespace
 
 RecordService::RecordService(db::Database& database, const config::AppConfig& config,
-                             const access::AccessIndex& access, const AttachmentFiles* files)
-    : database_(database), config_(config), access_(access), files_(files) {
+                             const access::AccessIndex& access, const AttachmentFiles* files,
+                             ChangeSink* changes)
+    : database_(database), config_(config), access_(access), files_(files), changes_(changes) {
   for (const config::Table& table : config.tables) {
     readers_.emplace(&table, RecordReader(config, table, database.dialect(), files));
   }
@@ -63,6 +68,16 @@ RecordService::RecordService(db::Database& database, const config::AppConfig& co
 
 const RecordReader& RecordService::ReaderOf(const config::Table& table) const {
   return readers_.at(&table);
+}
+
+void RecordService::AppendStoredFields(const config::Table& table, std::string_view role,
+                                       std::string_view stored_fields_json,
+                                       const std::vector<std::string>* only,
+                                       std::string& out) const {
+  boost::system::error_code ec;
+  const boost::json::value fields = boost::json::parse(stored_fields_json, ec);
+  AppendReadable(table, ec ? boost::json::value() : fields, access_.For(table, role), files_, out,
+                 only);
 }
 
 Result<std::string> RecordService::Create(const config::Table& table, const Actor& actor,
@@ -78,15 +93,19 @@ Result<std::string> RecordService::Create(const config::Table& table, const Acto
                                                        WriteKind::kCreate, "fields", files.get()));
   const RecordReader& reader = ReaderOf(table);
   std::string record;
+  PendingChanges changes(changes_);
   CAIRN_TRY(UniqueAsValidation(
       database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+        changes.Reset();
         CAIRN_TRY(CheckReferences(connection, config_, access_, actor.role, writes, "fields"));
         CAIRN_ASSIGN_OR_RETURN(Snapshot created,
                                InsertRecord(connection, reader, access, actor, writes));
         record = std::move(created.record_json);
+        changes.Add(table, ChangeKind::kInsert, created.id);
         return LogChange(connection, table, actor, "create", created.id,
                          Changes({}, created.fields_json));
       })));
+  changes.Publish();
   return record;
 }
 
@@ -136,8 +155,10 @@ Result<std::string> RecordService::Update(const config::Table& table, const Acto
   }
   const RecordReader& reader = ReaderOf(table);
   std::string record;
+  PendingChanges changes(changes_);
   CAIRN_TRY(UniqueAsValidation(
       database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+        changes.Reset();
         CAIRN_ASSIGN_OR_RETURN(Snapshot before, ReadSnapshot(connection, reader, access, id, true));
         if (!before.found || before.deleted) return RecordNotFound();
         if (!access.Can(Action::kUpdate)) return Denied("update");
@@ -150,9 +171,11 @@ Result<std::string> RecordService::Update(const config::Table& table, const Acto
         CAIRN_ASSIGN_OR_RETURN(Snapshot after, UpdateRecord(connection, reader, access, actor, id,
                                                             writes, before.updated_at));
         record = std::move(after.record_json);
+        changes.Add(table, ChangeKind::kUpdate, id, before.fields_json);
         return LogChange(connection, table, actor, "update", id,
                          Changes(before.fields_json, after.fields_json));
       })));
+  changes.Publish();
   return record;
 }
 
@@ -161,8 +184,14 @@ Status RecordService::Delete(const config::Table& table, const Actor& actor, std
   const access::TableAccess& access = access_.For(table, actor.role);
   if (!access.Can(Action::kRead)) return TableNotFound();
   const RecordReader& reader = ReaderOf(table);
-  return database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+  PendingChanges changes(changes_);
+  CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+    changes.Reset();
     CAIRN_ASSIGN_OR_RETURN(Snapshot before, ReadSnapshot(connection, reader, access, id, true));
+    // A record already in the trash was visible to no subscriber: its purge is no event.
+    if (before.found && !before.deleted) {
+      changes.Add(table, ChangeKind::kDelete, id, before.fields_json);
+    }
     // Soft-deleting a deleted record is a 404 (D32); a permanent delete reaches the trash too.
     if (!before.found || (before.deleted && !permanent)) return RecordNotFound();
     if (permanent) {
@@ -175,7 +204,9 @@ Status RecordService::Delete(const config::Table& table, const Actor& actor, std
     if (!access.Can(Action::kDelete)) return Denied("delete");
     CAIRN_TRY(SoftDeleteRows(connection, reader, actor, std::span(&id, 1)));
     return LogChange(connection, table, actor, "delete", id, Changes(before.fields_json, {}));
-  });
+  }));
+  changes.Publish();
+  return {};
 }
 
 Result<std::string> RecordService::Restore(const config::Table& table, const Actor& actor,
@@ -184,7 +215,9 @@ Result<std::string> RecordService::Restore(const config::Table& table, const Act
   if (!access.Can(Action::kRead)) return TableNotFound();
   const RecordReader& reader = ReaderOf(table);
   std::string record;
+  PendingChanges changes(changes_);
   CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
+    changes.Reset();
     CAIRN_ASSIGN_OR_RETURN(Snapshot before, ReadSnapshot(connection, reader, access, id, true));
     if (!before.found) return RecordNotFound();
     if (!access.Can(Action::kRestore)) return Denied("restore");
@@ -194,8 +227,11 @@ Result<std::string> RecordService::Restore(const config::Table& table, const Act
     CAIRN_TRY(RestoreRow(connection, reader, actor, id, before.updated_at));
     CAIRN_ASSIGN_OR_RETURN(Snapshot after, ReadSnapshot(connection, reader, access, id, false));
     record = std::move(after.record_json);
+    // Back from the trash: subscribers see it appear.
+    changes.Add(table, ChangeKind::kInsert, id);
     return LogChange(connection, table, actor, "restore", id, Changes({}, after.fields_json));
   }));
+  changes.Publish();
   return record;
 }
 

@@ -22,6 +22,7 @@
 #include "db/database.hpp"
 #include "records/actor.hpp"
 #include "records/attachment_files.hpp"
+#include "records/change_sink.hpp"
 #include "records/display_context.hpp"
 #include "records/record_reader.hpp"
 
@@ -59,8 +60,11 @@ class RecordService {
  public:
   // `files` is file storage for attachment fields (D45), null when none is configured: then
   // attachment values are stored as given and reads add no links. It must outlive the service.
+  // `changes` receives every committed change (realtime, D53), null for none; it is owned by the
+  // caller and must outlive the service.
   RecordService(db::Database& database, const config::AppConfig& config,
-                const access::AccessIndex& access, const AttachmentFiles* files = nullptr);
+                const access::AccessIndex& access, const AttachmentFiles* files = nullptr,
+                ChangeSink* changes = nullptr);
 
   // Writes take the body and the written text of its numbers (request.json_numbers), so exact
   // decimals are checked on what the client sent (D9).
@@ -109,6 +113,21 @@ class RecordService {
   Status PurgeTrash(db::Connection& connection, const config::Table& table,
                     std::int64_t deleted_before, int limit, TrashPurge& progress);
 
+  // One record as a subscriber of `role` with `filter` and `fields` (as in List) reads it now
+  // (record_subscriber_read.cpp): nothing when it is not visible to it (missing, in the trash,
+  // or outside the filter). No read access → 404; a bad filter → 400, as List answers.
+  Result<std::optional<std::string>> ReadAsSubscriber(const config::Table& table,
+                                                      std::string_view role, std::int64_t id,
+                                                      const std::optional<std::string>& filter,
+                                                      const std::optional<std::string>& fields);
+
+  // The stored fields of a RecordChange (`stored_fields_json`, every field) as `role` may read
+  // them, narrowed to `only` when given, with attachment links: the history's view of a record
+  // (D21), used for a change's oldRecord.
+  void AppendStoredFields(const config::Table& table, std::string_view role,
+                          std::string_view stored_fields_json, const std::vector<std::string>* only,
+                          std::string& out) const;
+
   // Saved views (record_views.cpp): `{"views":[…]}` and one view `{id,name,filters,sorts}`.
   Result<std::string> Views(const config::Table& table, const Actor& actor);
   Result<std::string> View(const config::Table& table, const Actor& actor,
@@ -122,6 +141,7 @@ class RecordService {
   const config::AppConfig& config_;
   const access::AccessIndex& access_;
   const AttachmentFiles* files_;
+  ChangeSink* changes_;
   std::unordered_map<const config::Table*, RecordReader> readers_;
 };
 

@@ -5,6 +5,7 @@
 #include "common/time.hpp"
 #include "db/live_row_counts.hpp"
 #include "records/limits.hpp"
+#include "records/pending_changes.hpp"
 #include "records/record_service.hpp"
 #include "records/record_writes.hpp"
 #include "schema/physical_model.hpp"
@@ -130,9 +131,11 @@ Result<std::string> RecordService::Upsert(const config::Table& table, const Acto
     std::string flat;
   };
   std::vector<Outcome> outcomes;
+  PendingChanges changes(changes_);
   CAIRN_TRY(UniqueAsValidation(
       database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
         outcomes.clear();
+        changes.Reset();
         const auto upsert_all = [&]() -> Status {
           std::vector<activity::ActivityEntry> entries;  // written together at the end
           entries.reserve(items.size());
@@ -152,6 +155,7 @@ Result<std::string> RecordService::Upsert(const config::Table& table, const Acto
               CAIRN_ASSIGN_OR_RETURN(Snapshot after,
                                      InsertRecord(connection, reader, access, actor,
                                                   item.create_writes, Shape::kWithFlat));
+              changes.Add(table, ChangeKind::kInsert, after.id);
               entries.push_back(
                   ChangeEntry(table, actor, "create", after.id, Changes({}, after.fields_json)));
               outcomes.push_back({after.id, true, std::move(after.flat_json)});
@@ -167,6 +171,7 @@ Result<std::string> RecordService::Upsert(const config::Table& table, const Acto
                 Snapshot after,
                 UpdateRecord(connection, reader, access, actor, id, item.update_writes,
                              before.updated_at, Shape::kWithFlat));
+            changes.Add(table, ChangeKind::kUpdate, id, before.fields_json);
             entries.push_back(ChangeEntry(table, actor, "update", id,
                                           Changes(before.fields_json, after.fields_json)));
             outcomes.push_back({id, false, std::move(after.flat_json)});
@@ -176,6 +181,7 @@ Result<std::string> RecordService::Upsert(const config::Table& table, const Acto
         return batch ? connection.dialect().live_row_counts().WithDeferred(connection, upsert_all)
                      : upsert_all();
       })));
+  changes.Publish();
   if (!batch) {
     const Outcome& outcome = outcomes.front();
     return R"({"id":)" + std::to_string(outcome.id) + R"(,"operation":")" +

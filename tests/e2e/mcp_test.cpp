@@ -555,5 +555,59 @@ TEST(McpRateLimit, EachRequestCountsOnceInTheAdminGroup) {
   ExpectEnvelope(client.Request("POST", "/mcp", call, headers), 429, "RATE_LIMITED");
 }
 
+// With schema editing on, the real /api/admin/schema/ routes become {app}_schema_* tools (D55),
+// and each answers exactly what its REST route answers.
+TEST(McpSchemaTools, MirrorTheSchemaRoutes) {
+  RecordsApp app(kTables, "", [](TestAppOptions& options) {
+    auto base = options.tune_settings;
+    options.tune_settings = [base](app::Settings& settings) {
+      base(settings);
+      settings.schema_edit_api_enabled = true;
+    };
+  });
+  HttpClient client = app.app().Client();
+  const Headers headers{{"Accept", "application/json, text/event-stream"},
+                        {"Content-Type", "application/json"},
+                        {"Authorization", "Bearer " + app.admin().token}};
+  const auto rpc = [&](const std::string& method, json::object params) {
+    const auto result = client.Request(
+        "POST", "/mcp",
+        json::serialize(json::object{
+            {"jsonrpc", "2.0"}, {"id", 1}, {"method", method}, {"params", std::move(params)}}),
+        headers);
+    EXPECT_EQ(result.status, 200) << result.body;
+    return result.Json();
+  };
+  std::set<std::string> schema_tools;
+  json::object params;
+  for (int page = 0; page < 20; ++page) {
+    const json::value listed = rpc("tools/list", params);
+    for (const auto& tool : listed.at("result").at("tools").as_array()) {
+      const std::string name(tool.at("name").as_string());
+      if (name.starts_with("records-app_schema_")) schema_tools.insert(name);
+    }
+    if (!listed.at("result").as_object().contains("nextCursor")) break;
+    params = {{"cursor", listed.at("result").at("nextCursor")}};
+  }
+  // Every route of the spec's table has its tool.
+  for (const char* tool : {"records-app_schema_status_get", "records-app_schema_diff_get",
+                           "records-app_schema_export_get", "records-app_schema_draft_get",
+                           "records-app_schema_draft_publish", "records-app_schema_versions_get"}) {
+    EXPECT_TRUE(schema_tools.contains(tool)) << tool;
+  }
+  for (const auto& [tool, path] :
+       {std::pair{"records-app_schema_status_get", "/api/admin/schema/status"},
+        std::pair{"records-app_schema_versions_get", "/api/admin/schema/versions"}}) {
+    const json::value called = rpc("tools/call", {{"name", tool}, {"arguments", json::object{}}});
+    ASSERT_TRUE(called.as_object().contains("result")) << tool << ": " << called;
+    EXPECT_EQ(called.at("result").at("isError"), false) << called;
+    const auto rest = client.Request("GET", path, "", headers);
+    ASSERT_EQ(rest.status, 200) << rest.body;
+    EXPECT_EQ(json::parse(called.at("result").at("content").at(0).at("text").as_string()),
+              rest.Json())
+        << tool;
+  }
+}
+
 }  // namespace
 }  // namespace cairn::test

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <random>
 
@@ -45,11 +46,12 @@ std::string RandomSuffix() {
 }
 
 // One connection to the test server's default schema, shared by the process, for creating and
-// dropping the per-test schemas.
+// dropping the per-test schemas; one per server URL (a test may run a server of its own).
 Result<db::Database*> AdminDatabase(const std::string& url) {
   static std::mutex mutex;
-  static std::unique_ptr<db::Database> admin;
+  static std::map<std::string, std::unique_ptr<db::Database>> admins;
   std::lock_guard lock(mutex);
+  std::unique_ptr<db::Database>& admin = admins[url];
   if (!admin) {
     db::DatabaseOptions options;
     options.url = url;

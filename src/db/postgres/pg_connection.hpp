@@ -34,6 +34,8 @@ class PgConnection final : public Connection {
   Status ExecuteScript(std::string_view sql) override;
   ConnectionStats stats() const override { return stats_; }
 
+  // The libpq connection, for what Connection does not cover (LISTEN's notifications).
+  PGconn* native() const { return conn_; }
   // The connection to the server is gone (server restart, network failure).
   bool broken() const;
   // Inside a transaction that an error has aborted (COMMIT would silently roll back).

@@ -10,6 +10,7 @@
 #include "db/log_throttle.hpp"
 #include "db/postgres/open_postgres.hpp"
 #include "db/postgres/pg_connection.hpp"
+#include "db/postgres/pg_notification_channel.hpp"
 #include "db/transaction_support.hpp"
 
 namespace cairn::db::postgres {
@@ -48,6 +49,12 @@ class PgDatabase final : public Database {
   }
 
   const Dialect& dialect() const override { return Dialect::Postgres(); }
+
+  NotificationChannel* notifications() override {
+    std::call_once(notifications_once_,
+                   [this] { notifications_ = MakeNotificationChannel(*this, url_, options_); });
+    return notifications_.get();
+  }
 
   Status Transaction(Access access, const std::function<Status(Connection&)>& work) override {
     if (TransactionScope::Active(this)) return TransactionScope::NestedError();
@@ -205,6 +212,8 @@ class PgDatabase final : public Database {
   const PostgresOptions options_;
   std::atomic<bool> closed_{false};
   LogThrottle reconnect_log_{kReconnectLogInterval};
+  std::once_flag notifications_once_;
+  std::unique_ptr<NotificationChannel> notifications_;
 
   std::mutex mutex_;
   std::condition_variable changed_;

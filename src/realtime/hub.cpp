@@ -1,0 +1,270 @@
+#include "realtime/hub.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "common/log.hpp"
+#include "realtime/change_codec.hpp"
+#include "realtime/limits.hpp"
+#include "realtime/messages.hpp"
+
+namespace cairn::realtime {
+
+Hub::Hub(SessionRole session_role) : session_role_(std::move(session_role)) {
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void Hub::SetRecords(std::shared_ptr<const void> owner, records::RecordService* records,
+                     const config::AppConfig* config) {
+  std::lock_guard lock(mutex_);
+  records_owner_ = std::move(owner);
+  records_ = records;
+  config_ = config;
+}
+
+Hub::~Hub() {
+  Shutdown();
+}
+
+std::unique_ptr<SubscriptionSlot> Hub::Reserve(const std::string& user_id) {
+  std::lock_guard lock(mutex_);
+  int& count = per_user_[user_id];
+  if (count >= kMaxSubscriptionsPerUser) return nullptr;
+  ++count;
+  return std::make_unique<SubscriptionSlot>(*this, user_id);
+}
+
+void Hub::Release(const std::string& user_id) {
+  std::lock_guard lock(mutex_);
+  auto found = per_user_.find(user_id);
+  if (found != per_user_.end() && --found->second <= 0) per_user_.erase(found);
+}
+
+bool Hub::Register(Subscription* subscription) {
+  std::lock_guard lock(mutex_);
+  if (stopping_) return false;
+  by_table_[subscription->spec().table->name].insert(subscription);
+  ++live_;
+  return true;
+}
+
+void Hub::Unregister(Subscription* subscription) {
+  std::lock_guard lock(mutex_);
+  auto found = by_table_.find(subscription->spec().table->name);
+  if (found == by_table_.end() || found->second.erase(subscription) == 0) return;
+  if (found->second.empty()) by_table_.erase(found);
+  if (--live_ == 0) emptied_.notify_all();
+}
+
+Status Hub::UseChannel(db::NotificationChannel& channel) {
+  CAIRN_ASSIGN_OR_RETURN(auto listening,
+                         channel.Listen(std::string(kChangeChannel),
+                                        {[this](std::string payload) { Received(payload); },
+                                         [this] {
+                                           std::lock_guard lock(mutex_);
+                                           for (const auto& [table, members] : by_table_)
+                                             overflowed_.insert(table);
+                                           wake_.notify_one();
+                                         }}));
+  std::lock_guard lock(mutex_);
+  channel_ = &channel;
+  listening_ = std::move(listening);
+  return {};
+}
+
+void Hub::Enqueue(records::RecordChange change) {
+  if (by_table_.find(change.table) == by_table_.end()) return;  // nobody listens here
+  if (pending_.size() >= kMaxPendingChanges) {
+    overflowed_.insert(change.table);
+    return;
+  }
+  pending_.push_back(std::move(change));
+}
+
+void Hub::Committed(std::vector<records::RecordChange> changes) {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    for (records::RecordChange& change : changes) {
+      if (channel_ == nullptr) {
+        Enqueue(std::move(change));
+      } else if (outgoing_.size() >= kMaxPendingChanges) {
+        overflowed_.insert(change.table);  // other nodes cannot be told: this one resyncs
+      } else {
+        outgoing_.push_back(std::move(change));  // other nodes may have subscribers
+      }
+    }
+  }
+  wake_.notify_one();
+}
+
+void Hub::SendOut(std::deque<records::RecordChange> changes) {
+  // One notification per batch of changes, however many: one round trip for the lot.
+  std::string payload = EncodeChanges(changes);
+  if (auto sent = channel_->Send(kChangeChannel, payload); !sent.ok()) {
+    log::Warn("realtime: changes not sent to the other nodes: " + sent.error().detail);
+    std::lock_guard lock(mutex_);
+    for (const records::RecordChange& change : changes) overflowed_.insert(change.table);
+  }
+}
+
+void Hub::Received(std::string_view payload) {
+  auto changes = DecodeChanges(payload);
+  if (!changes) {
+    log::Warn("realtime: ignored a notification that is not a change list");
+    return;
+  }
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    for (records::RecordChange& change : *changes) Enqueue(std::move(change));
+  }
+  wake_.notify_one();
+}
+
+std::vector<std::shared_ptr<Subscription>> Hub::SubscribersOf(const std::string& table) const {
+  std::vector<std::shared_ptr<Subscription>> out;
+  std::lock_guard lock(mutex_);
+  auto found = by_table_.find(table);
+  if (found == by_table_.end()) return out;
+  out.reserve(found->second.size());
+  for (Subscription* subscription : found->second) {
+    if (auto alive = subscription->weak_from_this().lock()) out.push_back(std::move(alive));
+  }
+  return out;
+}
+
+void Hub::Dispatch(const records::RecordChange& change) {
+  std::shared_ptr<const void> owner;  // keeps `service` and `table` alive through the reads
+  records::RecordService* service = nullptr;
+  const config::Table* table = nullptr;
+  {
+    std::lock_guard lock(mutex_);
+    owner = records_owner_;
+    service = records_;
+    if (config_ != nullptr) table = config_->FindTable(change.table);
+  }
+  if (service == nullptr || table == nullptr) return;
+  std::vector<std::shared_ptr<Subscription>> subscribers = SubscribersOf(change.table);
+  // Subscribers that see the change alike share one read and one message.
+  std::map<std::string, std::vector<Subscription*>> groups;
+  for (const auto& subscriber : subscribers) {
+    groups[subscriber->group_key()].push_back(subscriber.get());
+  }
+  for (const auto& [key, members] : groups) {
+    const SubscriptionSpec& spec = members.front()->spec();
+    std::optional<std::string> record;
+    if (change.kind != records::ChangeKind::kDelete) {
+      auto read = service->ReadAsSubscriber(*table, spec.role, change.id, spec.filter, spec.fields);
+      if (!read.ok()) continue;  // read access lost: Revalidate closes them
+      record = std::move(read).value();
+      // Not visible to them (outside the filter, or gone again since): nothing to tell.
+      if (!record) continue;
+    }
+    std::optional<std::string> old_record;
+    if (!change.old_fields_json.empty()) {
+      std::string old = R"({"id":")" + std::to_string(change.id) + R"(","fields":)";
+      const std::vector<std::string>& names = members.front()->field_names();
+      service->AppendStoredFields(*table, spec.role, change.old_fields_json,
+                                  spec.fields ? &names : nullptr, old);
+      old.push_back('}');
+      old_record = std::move(old);
+    }
+    auto message = std::make_shared<const std::string>(ChangeMessage(change, record, old_record));
+    for (Subscription* member : members) member->Deliver(message);
+  }
+}
+
+void Hub::Resync(const std::set<std::string>& tables) {
+  for (const std::string& table : tables) {
+    auto message = std::make_shared<const std::string>(ResyncMessage({table}));
+    for (const auto& subscriber : SubscribersOf(table)) subscriber->Deliver(message);
+  }
+}
+
+void Hub::Revalidate() {
+  std::vector<std::shared_ptr<Subscription>> all;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [table, members] : by_table_) {
+      for (Subscription* subscription : members) {
+        if (auto alive = subscription->weak_from_this().lock()) all.push_back(std::move(alive));
+      }
+    }
+  }
+  // One lookup per session, however many tables it subscribed to.
+  std::map<std::string, Result<std::optional<std::string>>> roles;
+  for (const auto& subscription : all) {
+    const SubscriptionSpec& spec = subscription->spec();
+    auto found = roles.find(spec.session_token);
+    if (found == roles.end()) {
+      found = roles.emplace(spec.session_token, session_role_(spec.session_token)).first;
+    }
+    if (!found->second.ok()) continue;  // cannot tell now: the next check will
+    const std::optional<std::string>& role = found->second.value();
+    if (!role) {
+      subscription->Close(1008, "session ended");
+    } else if (*role != spec.role) {
+      // Its field rules changed with its role: the client subscribes again under the new ones
+      // (and gets a 404 when the new role cannot read the table).
+      subscription->Close(1008, "permissions changed");
+    }
+  }
+}
+
+void Hub::Loop() {
+  auto next_check = std::chrono::steady_clock::now() + kRevalidateInterval;
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    wake_.wait_until(lock, next_check, [this] {
+      return stopping_ || !pending_.empty() || !outgoing_.empty() || !overflowed_.empty();
+    });
+    if (stopping_) break;
+    std::deque<records::RecordChange> outgoing;
+    outgoing.swap(outgoing_);
+    if (!outgoing.empty()) {
+      lock.unlock();
+      SendOut(std::move(outgoing));
+      lock.lock();
+    }
+    std::deque<records::RecordChange> batch;
+    batch.swap(pending_);
+    std::set<std::string> overflowed;
+    overflowed.swap(overflowed_);
+    lock.unlock();
+    for (const records::RecordChange& change : batch) Dispatch(change);
+    if (!overflowed.empty()) Resync(overflowed);
+    if (std::chrono::steady_clock::now() >= next_check) {
+      Revalidate();
+      next_check = std::chrono::steady_clock::now() + kRevalidateInterval;
+    }
+    lock.lock();
+  }
+}
+
+void Hub::Shutdown() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  listening_.reset();  // its thread stops calling Received
+  std::vector<std::shared_ptr<Subscription>> all;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [table, members] : by_table_) {
+      for (Subscription* subscription : members) {
+        if (auto alive = subscription->weak_from_this().lock()) all.push_back(std::move(alive));
+      }
+    }
+  }
+  for (const auto& subscription : all) subscription->Close(1001, "server shutting down");
+  all.clear();
+  std::unique_lock lock(mutex_);
+  emptied_.wait_for(lock, kShutdownGrace, [this] { return live_ == 0; });
+}
+
+}  // namespace cairn::realtime

@@ -1,0 +1,31 @@
+// The limits that keep realtime subscriptions (D53) from taking the server down.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+
+namespace cairn::realtime {
+
+// Live subscriptions per user, over every table and node-local connection; one more → 429.
+inline constexpr int kMaxSubscriptionsPerUser = 10;
+// The seconds a refused subscriber is told to wait (Retry-After).
+inline constexpr int kSubscriptionRetryAfterSeconds = 5;
+// A client frame (or message) larger than this closes the connection (1009, too big): clients
+// only send pings.
+inline constexpr std::size_t kMaxClientFrameBytes = 4096;
+// The send queue of one connection. A subscriber that lets more pile up (it reads slower than
+// changes come) is closed with 1013, so memory stays bounded whatever it does.
+inline constexpr std::size_t kMaxQueuedMessages = 1000;
+inline constexpr std::size_t kMaxQueuedBytes = std::size_t{1} << 20;
+// Committed changes waiting for the dispatcher; past this the change is dropped and the table's
+// subscribers get a `resync` message instead.
+inline constexpr std::size_t kMaxPendingChanges = 100'000;
+// `{type:"heartbeat"}` after this much silence (D53).
+inline constexpr std::chrono::seconds kHeartbeatInterval{30};
+// How often every subscription's session is checked again: a revoked session, a banned user or
+// a role that lost read access closes it (1008) within this plus one check.
+inline constexpr std::chrono::seconds kRevalidateInterval{2};
+// At shutdown: how long subscribers get to answer the 1001 close.
+inline constexpr std::chrono::milliseconds kShutdownGrace{2000};
+
+}  // namespace cairn::realtime

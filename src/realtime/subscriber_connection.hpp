@@ -1,0 +1,56 @@
+// What the WebSocket and the Server-Sent Events connections of a subscription share: the send
+// queue, bounded (kMaxQueuedMessages, kMaxQueuedBytes: past them the subscriber is closed as too
+// slow), and the close request, both touched only on the connection's network thread. Messages
+// and closes from the hub arrive through Deliver and Close, posted onto that thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "http/upgrade.hpp"
+#include "realtime/subscription.hpp"
+
+namespace cairn::realtime {
+
+class SubscriberConnection : public Subscription, public http::UpgradeHandler {
+ public:
+  SubscriberConnection(Hub& hub, SubscriptionSpec spec, std::unique_ptr<SubscriptionSlot> slot)
+      : Subscription(std::move(spec), std::move(slot)), hub_(hub) {}
+
+  void Deliver(std::shared_ptr<const std::string> message) override;
+  void Close(std::uint16_t code, std::string reason) override;
+
+ protected:
+  // Called on the connection's thread once it can send: queues `subscribed` and goes live.
+  void Start(const boost::asio::any_io_executor& executor);
+  void Enqueue(std::shared_ptr<const std::string> message);
+  void RequestClose(std::uint16_t code, std::string reason);
+  // The writer waits here for a message, a close or `deadline` (the next heartbeat).
+  boost::asio::awaitable<void> WaitUntil(std::chrono::steady_clock::time_point deadline);
+  // Ends the writer's wait at once (the reader is done).
+  void Wake();
+
+  std::deque<std::shared_ptr<const std::string>> queue_;
+  std::optional<std::pair<std::uint16_t, std::string>> close_;  // the writer closes with it
+  bool reader_done_ = false;
+
+ private:
+  Hub& hub_;
+  std::optional<boost::asio::any_io_executor> executor_;  // set by Start
+  std::optional<boost::asio::steady_timer> wake_;
+  std::size_t queued_bytes_ = 0;
+
+ protected:
+  // Takes the next queued message (the queue must not be empty).
+  std::shared_ptr<const std::string> Pop();
+};
+
+}  // namespace cairn::realtime

@@ -1,0 +1,92 @@
+#include "realtime/websocket_session.hpp"
+
+#include <chrono>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/buffers_to_string.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include "realtime/limits.hpp"
+#include "realtime/messages.hpp"
+
+namespace cairn::realtime {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+
+namespace {
+constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
+}  // namespace
+
+asio::awaitable<void> WebSocketSession::Run(asio::ip::tcp::socket& socket,
+                                            beast::flat_buffer& /*buffer*/,
+                                            const http::BeastRequest& request) {
+  // Keeps this object alive while the loops run (the hub only holds weak references).
+  auto self = std::static_pointer_cast<WebSocketSession>(shared_from_this());
+  Stream stream(socket);
+  stream.read_message_max(kMaxClientFrameBytes);
+  stream.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+  // Clients wait for the 101 before they send frames, so no bytes past the request are pending.
+  auto [accept_error] = co_await stream.async_accept(request, kUseTuple);
+  if (accept_error) co_return;
+  Start(co_await asio::this_coro::executor);
+  asio::co_spawn(socket.get_executor(), ReadLoop(stream), [self](const std::exception_ptr&) {
+    self->reader_done_ = true;
+    self->Wake();
+  });
+  co_await WriteLoop(stream);
+  // The writer ended (closed, or the connection failed): end the reader too before the stream
+  // goes away with this frame.
+  if (!reader_done_) {
+    beast::error_code ignored;
+    socket.cancel(ignored);
+    while (!reader_done_) {
+      co_await WaitUntil(std::chrono::steady_clock::now() + std::chrono::milliseconds(10));
+    }
+  }
+}
+
+asio::awaitable<void> WebSocketSession::ReadLoop(Stream& stream) {
+  beast::flat_buffer incoming;
+  while (true) {
+    auto [error, bytes] = co_await stream.async_read(incoming, kUseTuple);
+    if (error) break;  // closed by the client, too big (1009 sent by Beast), or cancelled
+    const std::string text = beast::buffers_to_string(incoming.data());
+    incoming.consume(incoming.size());
+    if (stream.got_text() && IsPing(text)) {
+      Enqueue(std::make_shared<const std::string>(PongMessage()));
+    }
+  }
+}
+
+asio::awaitable<void> WebSocketSession::WriteLoop(Stream& stream) {
+  stream.text(true);
+  auto last_sent = std::chrono::steady_clock::now();
+  while (!reader_done_) {
+    if (close_) {
+      auto [code, reason] = *close_;
+      // The outcome does not matter: the connection ends either way.
+      co_await stream.async_close(
+          websocket::close_reason(static_cast<websocket::close_code>(code), reason), kUseTuple);
+      co_return;
+    }
+    if (!queue_.empty()) {
+      std::shared_ptr<const std::string> message = Pop();
+      auto [error, bytes] = co_await stream.async_write(asio::buffer(*message), kUseTuple);
+      if (error) co_return;
+      last_sent = std::chrono::steady_clock::now();
+      continue;
+    }
+    if (std::chrono::steady_clock::now() - last_sent >= kHeartbeatInterval) {
+      Enqueue(std::make_shared<const std::string>(HeartbeatMessage()));
+      continue;
+    }
+    co_await WaitUntil(last_sent + kHeartbeatInterval);
+  }
+}
+
+}  // namespace cairn::realtime
