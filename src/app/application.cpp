@@ -132,6 +132,9 @@ Status BuildRouter(Application::Parts& parts, AppSnapshot& snapshot) {
   if (parts.options.extra_routes) {
     CAIRN_TRY(parts.options.extra_routes(router, *parts.database));
   }
+  if (parts.options.extra_config_routes) {
+    CAIRN_TRY(parts.options.extra_config_routes(router, config));
+  }
   return {};
 }
 

@@ -26,6 +26,9 @@ struct ApplicationOptions {
   config::AppConfig config;
   // Registers additional routes after the built-in ones (tests use it for probes).
   std::function<Status(http::Router&, db::Database&)> extra_routes;
+  // Registers routes that read the served version's config, with every schema version's routes
+  // (`config` lives as long as that route table). Tests: the documents of the response check.
+  std::function<Status(http::Router&, const config::AppConfig&)> extra_config_routes;
   // Adjusts server options after they are derived from the settings (tests shorten timeouts).
   std::function<void(http::ServerOptions&)> tune_server;
   // The rate limiter's clock (Unix epoch milliseconds); empty: the system clock. Tests drive it
