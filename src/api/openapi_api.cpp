@@ -149,8 +149,9 @@ Status AddOpenApiRoutes(http::Router& router, const config::AppConfig& config) {
                  "getAuthOpenApiDocument", document_schema),
        document(&openapi::SerializedDocuments::auth)}));
 
-  http::RouteSpec page = AdminSpec("/api/scalar", "The API explorer (HTML)", "getApiExplorer",
-                                   boost::json::object{{"type", "string"}});
+  http::RouteSpec page =
+      AdminSpec("/api/scalar", "The API explorer (HTML)", "getApiExplorer",
+                boost::json::object{{"type", "string"}, {"contentMediaType", "text/html"}});
   page.responses.erase(page.responses.begin() + 1);  // no ETag on the page
   page.responses.front().description = "The explorer page (text/html)";
   CAIRN_TRY(router.Add(
@@ -173,7 +174,10 @@ Status AddOpenApiRoutes(http::Router& router, const config::AppConfig& config) {
   asset.tag = "openapi";
   asset.operation_id = "getApiExplorerAsset";
   asset.responses = {
-      {200, "The script (text/javascript)", boost::json::object{{"type", "string"}}, {}},
+      {200,
+       "The script",
+       boost::json::object{{"type", "string"}, {"contentMediaType", "text/javascript"}},
+       {}},
       {404, "No such script", {}, {}}};
   return router.Add({std::move(asset), [](Request& request) -> Result<Response> {
                        const std::string_view name = request.PathParam("asset");

@@ -57,40 +57,6 @@ Result<records::ListOptions> ParseListOptions(const Request& request) {
   return options;
 }
 
-http::QueryParam Param(const char* name, const char* schema, const char* description) {
-  return {name, boost::json::parse(schema), description};
-}
-
-// The query parameters of a record read, declared so generated tools and documents show them.
-std::vector<http::QueryParam> ReadQuery() {
-  return {Param("format", R"({"type":"string","enum":["raw","display"]})",
-                "raw (default) or display: values formatted for people (D39)"),
-          Param("timezone", R"({"type":"string"})", "IANA zone of display dates (format=display)")};
-}
-
-// The list parameters ParseListOptions reads (docs/records.md "List queries"); `view` only where
-// the path does not name the view.
-std::vector<http::QueryParam> ListQuery(bool with_view = true) {
-  std::vector<http::QueryParam> query{
-      Param("limit", R"({"type":"integer","minimum":1,"maximum":1000})", "Rows per page (100)"),
-      Param("offset", R"({"type":"integer","minimum":0})", "Rows to skip (not with page)"),
-      Param("page", R"({"type":"integer","minimum":1})", "1-based page (not with offset)"),
-      Param("sort", R"({"type":"string"})", "name:asc,amount:desc, at most 10 keys"),
-      Param("order", R"({"type":"string","enum":["asc","desc"]})", "Order of a bare sort field"),
-      Param("fields", R"({"type":"string"})", "Comma-separated fields to return"),
-      Param("filter", R"({"type":"string","contentMediaType":"application/json"})",
-            R"(JSON: {"field":value,…} or {"and"|"or":[{field, operator, value}]})"),
-      Param("q", R"({"type":"string","maxLength":200})", "Case-insensitive text search"),
-      Param("groupBy", R"({"type":"string"})", "A field to group by"),
-      Param("aggregate", R"({"type":"string"})", "sum:amount,avg:amount,count,…"),
-      Param("includeDeleted", R"({"type":"string","enum":["true","only","false"]})",
-            "true adds the trash, only lists just the trash")};
-  if (with_view)
-    query.push_back(Param("view", R"({"type":"string"})", "A saved view by id or name"));
-  for (auto& param : ReadQuery()) query.push_back(std::move(param));
-  return query;
-}
-
 class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
  public:
   RecordRoutes(const config::AppConfig& config, records::RecordService& records)
@@ -99,10 +65,9 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
   Status Register(http::Router& router) {
     constexpr const char* kObject = R"({"type":"object"})";
     CAIRN_TRY(Add(router, "POST", "/records", "Create a record", kObject, &RecordRoutes::Create));
+    CAIRN_TRY(Add(router, "GET", "/records", "List records", nullptr, &RecordRoutes::List));
     CAIRN_TRY(
-        Add(router, "GET", "/records", "List records", nullptr, &RecordRoutes::List, ListQuery()));
-    CAIRN_TRY(Add(router, "GET", "/trash", "List soft-deleted records", nullptr,
-                  &RecordRoutes::Trash, ListQuery()));
+        Add(router, "GET", "/trash", "List soft-deleted records", nullptr, &RecordRoutes::Trash));
     CAIRN_TRY(Add(router, "POST", "/records/batch", "Create up to 1000 records, all or none",
                   kObject, &RecordRoutes::CreateMany));
     CAIRN_TRY(Add(router, "PATCH", "/records/batch", "Update up to 1000 records, all or none",
@@ -113,15 +78,13 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
                   "Restore up to 1000 records, all or none", kObject, &RecordRoutes::RestoreMany));
     CAIRN_TRY(Add(router, "POST", "/records/upsert", "Create or update by match fields", kObject,
                   &RecordRoutes::Upsert));
-    CAIRN_TRY(Add(router, "GET", "/records/{recordId}", "Get a record", nullptr, &RecordRoutes::Get,
-                  ReadQuery()));
+    CAIRN_TRY(
+        Add(router, "GET", "/records/{recordId}", "Get a record", nullptr, &RecordRoutes::Get));
     CAIRN_TRY(Add(router, "PATCH", "/records/{recordId}", "Update a record", kObject,
                   &RecordRoutes::Update));
     CAIRN_TRY(Add(router, "DELETE", "/records/{recordId}",
                   "Soft-delete a record (permanent=true deletes it for good)", nullptr,
-                  &RecordRoutes::Delete,
-                  {Param("permanent", R"({"type":"string","enum":["true","false"]})",
-                         "true deletes for good (the permanentDelete permission)")}));
+                  &RecordRoutes::Delete));
     CAIRN_TRY(Add(router, "POST", "/records/{recordId}/restore", "Restore a soft-deleted record",
                   nullptr, &RecordRoutes::Restore));
     CAIRN_TRY(Add(router, "GET", "/records/{recordId}/history", "A record's revision history",
@@ -132,7 +95,7 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
         Add(router, "GET", "/views/{viewId}", "One saved view", nullptr, &RecordRoutes::View));
     return Add(router, "GET", "/views/{viewId}/records",
                "Records through a saved view (request parameters layered on top)", nullptr,
-               &RecordRoutes::ViewRecords, ListQuery(false));
+               &RecordRoutes::ViewRecords);
   }
 
  private:
@@ -144,15 +107,15 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
   using Method = Result<Response> (RecordRoutes::*)(Request&, const Target&);
 
   Status Add(http::Router& router, const char* method, std::string_view suffix, const char* summary,
-             const char* body_schema, Method handler, std::vector<http::QueryParam> query = {}) {
+             const char* body_schema, Method handler) {
     http::RouteSpec spec;
     spec.method = method;
     spec.pattern = "/api/tables/{tableId}" + std::string(suffix);
     spec.summary = summary;
     spec.tag = "records";
     spec.requires_session = true;
-    spec.query = std::move(query);
     if (body_schema != nullptr) spec.body_schema = boost::json::parse(body_schema);
+    // Query parameters, answers and examples: records_route_docs.cpp.
     DescribeRecordRoute(spec, suffix);
     const bool has_record = suffix.find("{recordId}") != std::string_view::npos;
     return router.Add(

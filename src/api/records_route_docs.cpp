@@ -18,6 +18,11 @@ value Integer(std::int64_t min, std::int64_t max, std::int64_t fallback) {
   return object{{"type", "integer"}, {"minimum", min}, {"maximum", max}, {"default", fallback}};
 }
 
+// A parameter whose value is JSON text (MCP lets agents give the object itself).
+value JsonText() {
+  return object{{"type", "string"}, {"contentMediaType", "application/json"}};
+}
+
 value String(std::size_t max_length = 0) {
   object schema{{"type", "string"}};
   if (max_length > 0) schema["maxLength"] = max_length;
@@ -49,12 +54,12 @@ std::vector<http::QueryParam> ListParams() {
       {"order", value(object{{"type", "string"}, {"enum", array{"asc", "desc"}}}),
        "direction of sort"},
       {"fields", String(), "comma-separated fields to return"},
-      {"filter", String(),
+      {"filter", JsonText(),
        R"(JSON: {"field":value,…} or a tree of {"and"|"or":[{field, operator, value}]})"},
       {"q", String(records::kMaxSearchLength), "full-text search over the searchable fields"},
       {"view", String(), "a saved view's id"},
       {"groupBy", String(), "a field to group by (with aggregate)"},
-      {"aggregate", String(), "JSON: {\"field\":\"sum|avg|min|max|count\",…}"},
+      {"aggregate", String(), "sum:amount,avg:amount,min:due,max:due,count,count:email"},
       {"includeDeleted", Enum({"false", "true", "only"}), "also or only trashed records"}};
   for (http::QueryParam& param : ReadParams()) params.push_back(std::move(param));
   return params;

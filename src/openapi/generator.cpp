@@ -1,7 +1,9 @@
 #include "openapi/generator.hpp"
 
 #include <cctype>
+#include <optional>
 #include <set>
+#include <string>
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
@@ -130,6 +132,16 @@ void RetargetRecordRefs(value& schema, std::string_view prefix) {
   }
 }
 
+// The media type of an answer that is not JSON: a response schema `{"type": "string",
+// "contentMediaType": "text/html"}` (JSON Schema's own keyword) names it; null for JSON.
+std::optional<std::string> NonJsonMediaType(const value& schema) {
+  const object* fields = schema.if_object();
+  if (fields == nullptr) return std::nullopt;
+  const value* media_type = fields->if_contains("contentMediaType");
+  if (media_type == nullptr || !media_type->is_string()) return std::nullopt;
+  return std::string(media_type->get_string());
+}
+
 value JsonContent(value schema, const value& example) {
   object media{{"schema", std::move(schema)}};
   if (!example.is_null()) media["example"] = example;
@@ -252,11 +264,17 @@ object OperationBody(const http::Route& route, bool expanded, const std::string&
                                                               : response.description}};
     if (response.status >= 400 && response.schema.is_null()) {
       entry["content"] = JsonContent(SchemaRef(kErrorEnvelope), response.example);
+    } else if (const auto media_type = NonJsonMediaType(response.schema)) {
+      // A route answering something other than JSON says so with `contentMediaType`.
+      entry["content"] = object{{*media_type, object{{"schema", object{{"type", "string"}}}}}};
     } else if (!response.schema.is_null()) {
       entry["content"] =
           JsonContent(Shared(response.schema, expanded,
                              base_id + "." + std::to_string(response.status), shared_schemas),
                       response.example);
+    } else if (response.status != 204 && response.status != 304) {
+      // A success answer whose spec names no schema still has a body: any JSON.
+      entry["content"] = JsonContent(object{}, response.example);
     }
     responses[std::to_string(response.status)] = std::move(entry);
   }

@@ -590,14 +590,16 @@ TEST(McpSchemaTools, MirrorTheSchemaRoutes) {
     params = {{"cursor", listed.at("result").at("nextCursor")}};
   }
   // Every route of the spec's table has its tool.
-  for (const char* tool : {"records-app_schema_status_get", "records-app_schema_diff_get",
-                           "records-app_schema_export_get", "records-app_schema_draft_get",
-                           "records-app_schema_draft_publish", "records-app_schema_versions_get"}) {
+  for (const char* tool : {"records-app_schema_status", "records-app_schema_diff",
+                           "records-app_schema_export", "records-app_schema_draft",
+                           "records-app_schema_draft_update", "records-app_schema_draft_publish",
+                           "records-app_schema_versions", "records-app_schema_versions_get",
+                           "records-app_schema_versions_restore", "records-app_schema_prune"}) {
     EXPECT_TRUE(schema_tools.contains(tool)) << tool;
   }
   for (const auto& [tool, path] :
-       {std::pair{"records-app_schema_status_get", "/api/admin/schema/status"},
-        std::pair{"records-app_schema_versions_get", "/api/admin/schema/versions"}}) {
+       {std::pair{"records-app_schema_status", "/api/admin/schema/status"},
+        std::pair{"records-app_schema_versions", "/api/admin/schema/versions"}}) {
     const json::value called = rpc("tools/call", {{"name", tool}, {"arguments", json::object{}}});
     ASSERT_TRUE(called.as_object().contains("result")) << tool << ": " << called;
     EXPECT_EQ(called.at("result").at("isError"), false) << called;
