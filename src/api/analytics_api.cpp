@@ -324,7 +324,9 @@ http::RouteSpec ScriptSpec() {
   spec.pattern = "/api/analytics/script.js";
   spec.summary = "The tracker script";
   spec.tag = "analytics";
-  spec.responses = {{200, "JavaScript", {}}};
+  spec.responses = {
+      {200, "JavaScript",
+       boost::json::object{{"type", "string"}, {"contentMediaType", "text/javascript"}}}};
   return spec;
 }
 

@@ -34,15 +34,18 @@ Status AddRealtimeRoutes(http::Router& router, const config::AppConfig& config,
       "text/event-stream)";
   spec.tag = "records";
   spec.requires_session = true;
-  spec.query = {{"filter", boost::json::object{{"type", "string"}},
-                 "only changes of records matching this list filter (JSON)"},
-                {"fields", boost::json::object{{"type", "string"}},
-                 "comma-separated fields to send; unknown and unreadable names are skipped"}};
-  spec.responses = {{101, "Switching Protocols: the subscription's WebSocket", nullptr},
-                    {200, "the subscription as text/event-stream", nullptr},
-                    {400, "not a WebSocket upgrade, or a bad filter", nullptr},
-                    {404, "no such table, or no read access to it", nullptr},
-                    {429, "the user has the most live subscriptions allowed", nullptr}};
+  spec.query = {
+      {"filter", boost::json::object{{"type", "string"}, {"contentMediaType", "application/json"}},
+       "only changes of records matching this list filter (JSON)"},
+      {"fields", boost::json::object{{"type", "string"}},
+       "comma-separated fields to send; unknown and unreadable names are skipped"}};
+  spec.responses = {
+      {101, "Switching Protocols: the subscription's WebSocket", nullptr},
+      {200, "the subscription as text/event-stream",
+       boost::json::object{{"type", "string"}, {"contentMediaType", "text/event-stream"}}},
+      {400, "not a WebSocket upgrade, or a bad filter", nullptr},
+      {404, "no such table, or no read access to it", nullptr},
+      {429, "the user has the most live subscriptions allowed", nullptr}};
   return router.Add(
       {std::move(spec), [&config, &records, &hub](Request& request) -> Result<Response> {
          CAIRN_ASSIGN_OR_RETURN(TableTarget target, ResolveTableTarget(request, config));

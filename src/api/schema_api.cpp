@@ -356,8 +356,10 @@ Status AddSchemaRoutes(http::Router& router, SchemaEditor& editor) {
          CAIRN_ASSIGN_OR_RETURN(auto diff, editor.Diff());
          return Response::Json(200, diff);
        }}));
-  CAIRN_TRY(router.Add({Spec("GET", "/export", "The active version as YAML (text/yaml)"),
-                        [&editor](Request& request) -> Result<Response> {
+  http::RouteSpec export_spec = Spec("GET", "/export", "The active version as YAML");
+  export_spec.responses.front().schema =
+      boost::json::object{{"type", "string"}, {"contentMediaType", "text/yaml"}};
+  CAIRN_TRY(router.Add({std::move(export_spec), [&editor](Request& request) -> Result<Response> {
                           CAIRN_TRY(RequireAdmin(request));
                           Response response;
                           response.content_type = "text/yaml; charset=utf-8";

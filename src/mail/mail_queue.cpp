@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "common/crypto.hpp"
 #include "common/log.hpp"
 #include "mail/limits.hpp"
 #include "mail/message_builder.hpp"
+#include "mail/mime.hpp"
 
 namespace cairn::mail {
 namespace {
@@ -65,17 +65,6 @@ std::int64_t RetryDelayMs(int failed_attempts) {
   return std::min<std::int64_t>(delay, kMaxRetryDelay.count());
 }
 
-std::string Hex(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string hex;
-  hex.reserve(bytes.size() * 2);
-  for (unsigned char byte : bytes) {
-    hex.push_back(kDigits[byte >> 4]);
-    hex.push_back(kDigits[byte & 0xf]);
-  }
-  return hex;
-}
-
 }  // namespace
 
 Status EnsureMailQueueSchema(db::Database& database) {
@@ -111,7 +100,7 @@ Status QueuedMailer::Send(const Message& message) {
   const time::EpochMillis now = options_.now_ms();
   // Refused now rather than queued: a message that can never be built can never be sent.
   CAIRN_TRY(BuildMessage(message, options_.from, now));
-  const std::string id = Hex(crypto::RandomBytes(kIdBytes));
+  const std::string id = RandomHex(kIdBytes);
   // Stored claimed by this node, which tries it at once.
   const std::int64_t claimed_until = now + kDeliveryClaim.count();
   const Status stored =

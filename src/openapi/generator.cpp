@@ -272,8 +272,9 @@ object OperationBody(const http::Route& route, bool expanded, const std::string&
           JsonContent(Shared(response.schema, expanded,
                              base_id + "." + std::to_string(response.status), shared_schemas),
                       response.example);
-    } else if (response.status != 204 && response.status != 304) {
-      // A success answer whose spec names no schema still has a body: any JSON.
+    } else if (response.status >= 200 && response.status != 204 && response.status != 304) {
+      // A success answer whose spec names no schema still has a body: any JSON (informational
+      // answers, 204 and 304 have none).
       entry["content"] = JsonContent(object{}, response.example);
     }
     responses[std::to_string(response.status)] = std::move(entry);
