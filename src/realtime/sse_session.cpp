@@ -51,7 +51,8 @@ asio::awaitable<void> SseSession::Run(asio::ip::tcp::socket& socket,
     self->reader_done_ = true;
     self->Wake();
   });
-  co_await WriteLoop(socket);
+  socket_ = &socket;
+  co_await WriteLoop();
   boost::system::error_code ignored;
   socket.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
   if (!reader_done_) {
@@ -72,30 +73,17 @@ asio::awaitable<void> SseSession::ReadLoop(asio::ip::tcp::socket& socket) {
   }
 }
 
-asio::awaitable<void> SseSession::WriteLoop(asio::ip::tcp::socket& socket) {
-  auto last_sent = std::chrono::steady_clock::now();
-  while (!reader_done_) {
-    if (close_) {
-      std::string message =
-          R"({"type":"close","code":)" + std::to_string(close_->first) + R"(,"reason":)";
-      json::AppendString(message, close_->second);
-      message.push_back('}');
-      co_await asio::async_write(socket, asio::buffer(Event(message)), kUseTuple);
-      co_return;
-    }
-    if (!queue_.empty()) {
-      const std::string event = Event(*Pop());
-      auto [error, bytes] = co_await asio::async_write(socket, asio::buffer(event), kUseTuple);
-      if (error) co_return;
-      last_sent = std::chrono::steady_clock::now();
-      continue;
-    }
-    if (std::chrono::steady_clock::now() - last_sent >= kHeartbeatInterval) {
-      Enqueue(std::make_shared<const std::string>(HeartbeatMessage()));
-      continue;
-    }
-    co_await WaitUntil(last_sent + kHeartbeatInterval);
-  }
+asio::awaitable<bool> SseSession::SendMessage(const std::string& message) {
+  auto [error, bytes] =
+      co_await asio::async_write(*socket_, asio::buffer(Event(message)), kUseTuple);
+  co_return !error;
+}
+
+asio::awaitable<void> SseSession::SendClose(std::uint16_t code, const std::string& reason) {
+  std::string message = R"({"type":"close","code":)" + std::to_string(code) + R"(,"reason":)";
+  json::AppendString(message, reason);
+  message.push_back('}');
+  co_await asio::async_write(*socket_, asio::buffer(Event(message)), kUseTuple);
 }
 
 }  // namespace cairn::realtime

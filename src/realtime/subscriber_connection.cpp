@@ -73,4 +73,25 @@ void SubscriberConnection::Close(std::uint16_t code, std::string reason) {
   });
 }
 
+asio::awaitable<void> SubscriberConnection::WriteLoop() {
+  auto last_sent = std::chrono::steady_clock::now();
+  while (!reader_done_) {
+    if (close_) {
+      co_await SendClose(close_->first, close_->second);
+      co_return;
+    }
+    if (!queue_.empty()) {
+      const std::shared_ptr<const std::string> message = Pop();
+      if (!co_await SendMessage(*message)) co_return;
+      last_sent = std::chrono::steady_clock::now();
+      continue;
+    }
+    if (std::chrono::steady_clock::now() - last_sent >= kHeartbeatInterval) {
+      Enqueue(std::make_shared<const std::string>(HeartbeatMessage()));
+      continue;
+    }
+    co_await WaitUntil(last_sent + kHeartbeatInterval);
+  }
+}
+
 }  // namespace cairn::realtime

@@ -37,12 +37,19 @@ class SubscriberConnection : public Subscription, public http::UpgradeHandler {
   boost::asio::awaitable<void> WaitUntil(std::chrono::steady_clock::time_point deadline);
   // Ends the writer's wait at once (the reader is done).
   void Wake();
+  // The writer: queued messages in order, a heartbeat after kHeartbeatInterval without one, the
+  // close once requested. Ends when the reader is done, the close is sent or a send fails.
+  boost::asio::awaitable<void> WriteLoop();
 
   std::deque<std::shared_ptr<const std::string>> queue_;
   std::optional<std::pair<std::uint16_t, std::string>> close_;  // the writer closes with it
   bool reader_done_ = false;
 
  private:
+  // The transport under WriteLoop: one message (false when the connection failed), the close.
+  virtual boost::asio::awaitable<bool> SendMessage(const std::string& message) = 0;
+  virtual boost::asio::awaitable<void> SendClose(std::uint16_t code, const std::string& reason) = 0;
+
   Hub& hub_;
   std::optional<boost::asio::any_io_executor> executor_;  // set by Start
   std::optional<boost::asio::steady_timer> wake_;

@@ -38,7 +38,9 @@ asio::awaitable<void> WebSocketSession::Run(asio::ip::tcp::socket& socket,
     self->reader_done_ = true;
     self->Wake();
   });
-  co_await WriteLoop(stream);
+  stream.text(true);
+  stream_ = &stream;
+  co_await WriteLoop();
   // The writer ended (closed, or the connection failed): end the reader too before the stream
   // goes away with this frame.
   if (!reader_done_) {
@@ -63,30 +65,15 @@ asio::awaitable<void> WebSocketSession::ReadLoop(Stream& stream) {
   }
 }
 
-asio::awaitable<void> WebSocketSession::WriteLoop(Stream& stream) {
-  stream.text(true);
-  auto last_sent = std::chrono::steady_clock::now();
-  while (!reader_done_) {
-    if (close_) {
-      auto [code, reason] = *close_;
-      // The outcome does not matter: the connection ends either way.
-      co_await stream.async_close(
-          websocket::close_reason(static_cast<websocket::close_code>(code), reason), kUseTuple);
-      co_return;
-    }
-    if (!queue_.empty()) {
-      std::shared_ptr<const std::string> message = Pop();
-      auto [error, bytes] = co_await stream.async_write(asio::buffer(*message), kUseTuple);
-      if (error) co_return;
-      last_sent = std::chrono::steady_clock::now();
-      continue;
-    }
-    if (std::chrono::steady_clock::now() - last_sent >= kHeartbeatInterval) {
-      Enqueue(std::make_shared<const std::string>(HeartbeatMessage()));
-      continue;
-    }
-    co_await WaitUntil(last_sent + kHeartbeatInterval);
-  }
+asio::awaitable<bool> WebSocketSession::SendMessage(const std::string& message) {
+  auto [error, bytes] = co_await stream_->async_write(asio::buffer(message), kUseTuple);
+  co_return !error;
+}
+
+asio::awaitable<void> WebSocketSession::SendClose(std::uint16_t code, const std::string& reason) {
+  // The outcome does not matter: the connection ends either way.
+  co_await stream_->async_close(
+      websocket::close_reason(static_cast<websocket::close_code>(code), reason), kUseTuple);
 }
 
 }  // namespace cairn::realtime

@@ -21,7 +21,10 @@ class WebSocketSession final : public SubscriberConnection {
  private:
   using Stream = boost::beast::websocket::stream<boost::asio::ip::tcp::socket&>;
   boost::asio::awaitable<void> ReadLoop(Stream& stream);
-  boost::asio::awaitable<void> WriteLoop(Stream& stream);
+  boost::asio::awaitable<bool> SendMessage(const std::string& message) override;
+  boost::asio::awaitable<void> SendClose(std::uint16_t code, const std::string& reason) override;
+
+  Stream* stream_ = nullptr;  // while Run runs
 };
 
 }  // namespace cairn::realtime
