@@ -142,9 +142,13 @@ std::optional<std::string> NonJsonMediaType(const value& schema) {
   return std::string(media_type->get_string());
 }
 
-value JsonContent(value schema, const value& example) {
+value JsonContent(value schema, const value& example, const value& examples = nullptr) {
   object media{{"schema", std::move(schema)}};
-  if (!example.is_null()) media["example"] = example;
+  if (!examples.is_null()) {
+    media["examples"] = examples;
+  } else if (!example.is_null()) {
+    media["example"] = example;
+  }
   return object{{"application/json", std::move(media)}};
 }
 
@@ -271,7 +275,7 @@ object OperationBody(const http::Route& route, bool expanded, const std::string&
       entry["content"] =
           JsonContent(Shared(response.schema, expanded,
                              base_id + "." + std::to_string(response.status), shared_schemas),
-                      response.example);
+                      response.example, response.examples);
     } else if (response.status >= 200 && response.status != 204 && response.status != 304) {
       // A success answer whose spec names no schema still has a body: any JSON (informational
       // answers, 204 and 304 have none).
