@@ -220,7 +220,13 @@ TEST_F(OpenApiTest, TableRecordShapesComeFromTheCodecs) {
   const auto& examples =
       list.at("responses").at("200").at("content").at("application/json").at("examples");
   EXPECT_TRUE(examples.as_object().contains("raw"));
-  EXPECT_EQ(examples.at("display").at("value").at("records").at(0).at("fields").at("due"),
+  // Written once for every table, in components.examples.
+  const std::string example_ref(examples.at("display").at("$ref").as_string());
+  const std::string example_prefix = "#/components/examples/";
+  ASSERT_TRUE(example_ref.starts_with(example_prefix)) << example_ref;
+  const auto& display_example =
+      doc.at("components").at("examples").at(example_ref.substr(example_prefix.size()));
+  EXPECT_EQ(display_example.at("value").at("records").at(0).at("fields").at("due"),
             "Nov 24, 2026");
   // The display shapes are the codecs' display schemas: a formatted integer, the medium date.
   const auto& shown = schemas.at("TasksRecordFieldsDisplay").at("properties");
@@ -287,6 +293,77 @@ TEST_F(OpenApiTest, AnswersMatchTheDocument) {
   EXPECT_NE(conformance.Check("GET", "/api/tables/tasks/records/" + id, 200, "application/json",
                               R"({"id":7})"),
             "");
+}
+
+// The documents follow the live schema (D52): after a publish the next request gets a document
+// with the new field, under a new ETag (the old one no longer answers 304), and the schema
+// routes are documented only when SCHEMA_EDIT_API_ENABLED registers them.
+TEST(OpenApiPublish, NextRequestGetsTheNewDocumentUnderANewETag) {
+  const auto with_schema_api = [](bool enabled) {
+    TestAppOptions options = Options();
+    auto tune = std::move(options.tune_settings);
+    options.tune_settings = [tune, enabled](app::Settings& settings) {
+      tune(settings);
+      settings.schema_edit_api_enabled = enabled;
+    };
+    return options;
+  };
+  const auto has_schema_routes = [](const boost::json::value& doc) {
+    for (const auto& [path, item] : doc.at("paths").as_object()) {
+      if (std::string_view(path).starts_with("/api/admin/schema/")) return true;
+    }
+    return false;
+  };
+  {
+    AuthApp off(with_schema_api(false));
+    const Account admin = off.SignInOk(kAdminEmail, kAdminPassword);
+    EXPECT_FALSE(has_schema_routes(off.GetAs(admin.token, "/api/openapi.json").Json()));
+  }
+  AuthApp app(with_schema_api(true));
+  const Account admin = app.SignInOk(kAdminEmail, kAdminPassword);
+  const HttpResult before = app.GetAs(admin.token, "/api/openapi.json");
+  ASSERT_EQ(before.status, 200);
+  EXPECT_TRUE(has_schema_routes(before.Json()));
+  const std::string old_tag = before.Header("etag");
+  const auto fields_of = [](const boost::json::value& doc) {
+    return doc.at("components").at("schemas").at("ProjectsRecordFields").at("properties");
+  };
+  EXPECT_FALSE(fields_of(before.Json()).as_object().contains("budget"));
+
+  const auto send = [&](const std::string& method, const std::string& target,
+                        const std::string& body) {
+    Headers headers = BearerHeader(admin.token);
+    headers.emplace_back("Content-Type", "application/json");
+    return app.Client().Request(method, target, body, headers);
+  };
+  const HttpResult added = send("POST", "/api/admin/schema/draft/tables/projects/fields",
+                                R"({"id":90,"name":"budget","type":"currency","currency":"USD"})");
+  ASSERT_EQ(added.status, 200) << added.body;
+  const HttpResult published = send("POST", "/api/admin/schema/draft/publish", "{}");
+  ASSERT_EQ(published.status, 200) << published.body;
+
+  const HttpResult after = app.GetAs(admin.token, "/api/openapi.json");
+  ASSERT_EQ(after.status, 200);
+  const boost::json::value doc = after.Json();
+  ASSERT_TRUE(fields_of(doc).as_object().contains("budget")) << "the document did not follow";
+  EXPECT_EQ(fields_of(doc).at("budget").at("type"), (boost::json::array{"number", "null"}));
+  // The new field's display form is described too.
+  EXPECT_EQ(doc.at("components")
+                .at("schemas")
+                .at("ProjectsRecordFieldsDisplay")
+                .at("properties")
+                .at("budget")
+                .at("examples"),
+            boost::json::array{"$1,234,567.55"});
+  const std::string new_tag = after.Header("etag");
+  EXPECT_FALSE(new_tag.empty());
+  EXPECT_NE(new_tag, old_tag);
+  Headers stale = BearerHeader(admin.token);
+  stale.emplace_back("If-None-Match", old_tag);
+  EXPECT_EQ(app.Client().Get("/api/openapi.json", stale).status, 200);
+  Headers current = BearerHeader(admin.token);
+  current.emplace_back("If-None-Match", new_tag);
+  EXPECT_EQ(app.Client().Get("/api/openapi.json", current).status, 304);
 }
 
 // A table with every kind of display form the field configs give (D39).
@@ -431,7 +508,8 @@ std::string WithAuth(const std::filesystem::path& file) {
   return text;
 }
 
-// Both documents of examples/app.yaml, of every valid config fixture and of this suite's config
+// Both documents of examples/app.yaml, of every valid config fixture (tests/fixtures/configs/valid
+// and tests/hostile/app.yaml), of the display suite's config and of this suite's config
 // pass @readme/openapi-parser's OpenAPI 3.1 validation, and openapi-typescript's client of each
 // compiles with tsc --noEmit.
 TEST(OpenApiValidity, DocumentsValidateAndGiveAClientThatCompiles) {
@@ -441,7 +519,9 @@ TEST(OpenApiValidity, DocumentsValidateAndGiveAClientThatCompiles) {
     ASSERT_EQ(missing, "") << "run: npm ci --prefix tests/node";
   }
   const std::filesystem::path source = CAIRN_SOURCE_DIR;
-  std::vector<std::filesystem::path> configs = {source / "examples/app.yaml"};
+  // Every valid config in the repository's tests: the fixtures and the hostile corpus's app.
+  std::vector<std::filesystem::path> configs = {source / "examples/app.yaml",
+                                                source / "tests/hostile/app.yaml"};
   for (const auto& entry :
        std::filesystem::directory_iterator(source / "tests/fixtures/configs/valid")) {
     if (entry.is_regular_file()) configs.push_back(entry.path());
@@ -484,6 +564,10 @@ TEST(OpenApiValidity, DocumentsValidateAndGiveAClientThatCompiles) {
   {
     AuthApp app(Options());
     save(app, "suite");
+  }
+  {
+    AuthApp app(Options(kDisplayConfig));
+    save(app, "display");
   }
   std::vector<std::string> args = {out.string()};
   args.insert(args.end(), names.begin(), names.end());
