@@ -157,11 +157,8 @@ void DescribeRecordRoute(http::RouteSpec& spec, std::string_view suffix) {
   const value read = openapi::RawOrDisplay(openapi::kRecord, openapi::kRecordDisplay);
   const value list = openapi::RawOrDisplay(openapi::kRecordList, openapi::kRecordListDisplay);
   const auto read_ok = [&](std::string description, const value& schema, bool is_list) {
-    spec.responses.push_back({200,
-                              std::move(description) +
-                                  "; with format=display the values are display forms (the "
-                                  "*Display schema)",
-                              schema, nullptr, ReadAnswerExamples(is_list)});
+    spec.responses.push_back({200, std::move(description) + " (format=raw or display)", schema,
+                              nullptr, ReadAnswerExamples(is_list)});
   };
   const auto ok = [&](int status, std::string description, value schema, value example = nullptr) {
     spec.responses.push_back(

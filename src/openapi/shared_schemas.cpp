@@ -25,6 +25,7 @@ value Timestamp(std::string_view description) {
   return object{{"type", "string"}, {"format", "date-time"}, {"description", description}};
 }
 
+// The generic shapes say it at length; each table's, which a 50-table document has 50 of, briefly.
 constexpr std::string_view kRawDescription = "A record (D30) as stored: format=raw, the default";
 constexpr std::string_view kDisplayDescription =
     "A record (D30) with format=display (D39): each field value in its display form (numbers, "
@@ -32,10 +33,10 @@ constexpr std::string_view kDisplayDescription =
     "displayName and displaySize); id and the authorship stamps as stored";
 
 // The read shape wraps a value in what D30 guarantees: every key, authorship by the server.
-object RecordShape(value fields, bool display) {
+object RecordShape(value fields, bool display, std::string_view description) {
   return object{
       {"type", "object"},
-      {"description", display ? kDisplayDescription : kRawDescription},
+      {"description", description},
       {kFormatExtension, display ? "display" : "raw"},
       {"required", array{"id", "fields", "createdBy", "createdAt", "updatedBy", "updatedAt",
                          "deletedBy", "deletedAt"}},
@@ -212,8 +213,8 @@ object SharedSchemas() {
   const value any_fields = object{{"type", "object"}, {"description", "field name → value"}};
   schemas[kRecordFields] = any_fields;
   schemas[kRecordFieldsDisplay] = any_fields;
-  schemas[kRecord] = RecordShape(SchemaRef(kRecordFields), false);
-  schemas[kRecordDisplay] = RecordShape(SchemaRef(kRecordFieldsDisplay), true);
+  schemas[kRecord] = RecordShape(SchemaRef(kRecordFields), false, kRawDescription);
+  schemas[kRecordDisplay] = RecordShape(SchemaRef(kRecordFieldsDisplay), true, kDisplayDescription);
   schemas[kRecordCreate] = CreateShape(SchemaRef(kRecordFields));
   schemas[kRecordUpdate] = UpdateShape(SchemaRef(kRecordFields));
   schemas[kRecordList] = ListShape(kRecord, false);
@@ -278,9 +279,11 @@ void AddTableSchemas(const config::Table& table, object& schemas) {
              {"properties", std::move(display_properties)},
              {"additionalProperties", false}};
   schemas[prefix + std::string(kRecord)] =
-      RecordShape(SchemaRef(prefix + std::string(kRecordFields)), false);
+      RecordShape(SchemaRef(prefix + std::string(kRecordFields)), false,
+                  "A " + table.name + " record (format=raw)");
   schemas[prefix + std::string(kRecordDisplay)] =
-      RecordShape(SchemaRef(prefix + std::string(kRecordFieldsDisplay)), true);
+      RecordShape(SchemaRef(prefix + std::string(kRecordFieldsDisplay)), true,
+                  "A " + table.name + " record with format=display (see RecordDisplay)");
   schemas[prefix + std::string(kRecordList)] = ListShape(prefix + std::string(kRecord), false);
   schemas[prefix + std::string(kRecordListDisplay)] =
       ListShape(prefix + std::string(kRecordDisplay), true);
