@@ -1,0 +1,223 @@
+#include "schema/field_conversion.hpp"
+
+#include <boost/json/serialize.hpp>
+
+#include "db/db_error.hpp"
+#include "records/field_codec.hpp"
+#include "schema/limits.hpp"
+
+namespace cairn::schema {
+namespace {
+
+using config::FieldType;
+
+// Types whose value means something beyond itself (a record of another table, a stored file, who
+// or when the server wrote it): they never convert to or from another type.
+bool Fixed(FieldType type) {
+  switch (type) {
+    case FieldType::kRelationship:
+    case FieldType::kAttachment:
+    case FieldType::kMultipleAttachments:
+    case FieldType::kCreatedBy:
+    case FieldType::kUpdatedBy:
+    case FieldType::kDeletedBy:
+    case FieldType::kUpdatedAt:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsText(FieldType type) {
+  return type == FieldType::kSingleLineText || type == FieldType::kLongText ||
+         type == FieldType::kEmail || type == FieldType::kUrl || type == FieldType::kPhoneNumber;
+}
+
+bool IsNumber(FieldType type) {
+  return type == FieldType::kInteger || type == FieldType::kDecimal ||
+         type == FieldType::kCurrency || type == FieldType::kPercentage ||
+         type == FieldType::kDuration;
+}
+
+bool IsDigit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// `-?(0|[1-9][0-9]*)(\.[0-9]+)?`: a number as a person writes it. Text such as `007`, `+5`,
+// ` 5` or `1e3` is not converted: reading it as a number would drop what the text says.
+bool IsPlainNumeral(std::string_view text) {
+  std::size_t pos = 0;
+  if (pos < text.size() && text[pos] == '-') ++pos;
+  const std::size_t start = pos;
+  while (pos < text.size() && IsDigit(text[pos])) ++pos;
+  if (pos == start || (text[start] == '0' && pos - start > 1)) return false;
+  if (pos == text.size()) return true;
+  if (text[pos] != '.') return false;
+  const std::size_t fraction = ++pos;
+  while (pos < text.size() && IsDigit(text[pos])) ++pos;
+  return pos > fraction && pos == text.size();
+}
+
+Error NotConvertible(std::string message) {
+  return Error::Validation(std::move(message));
+}
+
+// The text of a stored number as the API answered it (`12.50`, `7`).
+std::string NumberText(const json::InputDocument& stored) {
+  if (const std::string* written = stored.numbers.Find(stored.value)) return *written;
+  return boost::json::serialize(stored.value);
+}
+
+Result<db::Value> Write(const config::Field& to, const boost::json::value& input) {
+  return records::CodecOf(to).Parse(to, input);
+}
+
+}  // namespace
+
+Result<db::Value> ConvertValue(const FieldConversion& conversion,
+                               const json::InputDocument& stored) {
+  const config::Field& from = conversion.from;
+  const config::Field& to = conversion.to;
+  const boost::json::value& value = stored.value;
+  // The same value written again: the types agree on what it is (the codec still checks it).
+  const auto same = [&]() { return records::ParseFieldValue(to, value, stored.numbers); };
+  if (value.is_null()) return db::Value(db::Null{});
+  if (Fixed(from.type) || Fixed(to.type)) {
+    if (from.type == to.type && from.type != FieldType::kRelationship) return same();
+    return NotConvertible("a " + std::string(config::FieldTypeName(from.type)) +
+                          " value does not convert to " +
+                          std::string(config::FieldTypeName(to.type)));
+  }
+  if (to.type == FieldType::kJson) return same();
+  const std::string to_name(config::FieldTypeName(to.type));
+  switch (value.kind()) {
+    case boost::json::kind::bool_:
+      if (to.type == FieldType::kCheckbox) return same();
+      if (to.type == FieldType::kInteger) return Write(to, value.get_bool() ? 1 : 0);
+      if (IsText(to.type)) return Write(to, value.get_bool() ? "true" : "false");
+      break;
+    case boost::json::kind::int64:
+    case boost::json::kind::uint64:
+    case boost::json::kind::double_:
+      if (IsNumber(to.type)) return same();
+      if (to.type == FieldType::kCheckbox) {
+        if (value.is_int64() && (value.get_int64() == 0 || value.get_int64() == 1)) {
+          return Write(to, value.get_int64() == 1);
+        }
+        return NotConvertible("only 0 and 1 convert to checkbox; got " + NumberText(stored));
+      }
+      if (IsText(to.type) || to.type == FieldType::kSingleSelect) {
+        return Write(to, boost::json::string(NumberText(stored)));
+      }
+      break;
+    case boost::json::kind::string: {
+      const std::string_view text = value.get_string();
+      if (IsNumber(to.type)) {
+        if (!IsPlainNumeral(text)) {
+          return NotConvertible("\"" + std::string(text) +
+                                "\" is not a plain number (digits, an optional leading - and "
+                                "decimal point)");
+        }
+        return same();  // the number codecs read numeric strings exactly
+      }
+      if (to.type == FieldType::kCheckbox) {
+        if (text == "true" || text == "false") return Write(to, text == "true");
+        return NotConvertible("only \"true\" and \"false\" convert to checkbox");
+      }
+      if (from.type == FieldType::kDate && to.type == FieldType::kDatetime) {
+        return Write(to, boost::json::string(std::string(text) + "T00:00:00Z"));  // midnight UTC
+      }
+      if (to.type == FieldType::kMultiSelect) return Write(to, boost::json::array{value});
+      if (IsText(to.type) || to.type == FieldType::kSingleSelect || to.type == FieldType::kDate ||
+          to.type == FieldType::kDatetime || to.type == FieldType::kTime) {
+        return same();
+      }
+      break;
+    }
+    case boost::json::kind::array: {
+      if (to.type == FieldType::kMultiSelect) return same();
+      const auto& items = value.get_array();
+      if ((IsText(to.type) || to.type == FieldType::kSingleSelect) && items.size() == 1 &&
+          items[0].is_string()) {
+        return Write(to, items[0]);
+      }
+      if (IsText(to.type) || to.type == FieldType::kSingleSelect) {
+        return NotConvertible("only a list of one option converts to " + to_name);
+      }
+      break;
+    }
+    case boost::json::kind::object:
+    case boost::json::kind::null:
+      break;
+  }
+  return NotConvertible("a " + std::string(config::FieldTypeName(from.type)) + " value (" +
+                        boost::json::serialize(value) + ") does not convert to " + to_name);
+}
+
+Error UnconvertibleError(const std::string& label, const config::Field* from,
+                         const config::Field* to, std::optional<std::int64_t> record,
+                         const std::string& reason) {
+  std::string message = "field \"" + label + "\" cannot change its type";
+  if (from != nullptr && to != nullptr) {
+    message += " from " + std::string(config::FieldTypeName(from->type)) + " to " +
+               std::string(config::FieldTypeName(to->type));
+  }
+  message += ": ";
+  message += record ? "record " + std::to_string(*record) + " holds a value" : "rows hold values";
+  message += " that cannot be converted";
+  if (!reason.empty()) message += " (" + reason + ")";
+  message += "; change or clear that value first, or add a new field instead";
+  Error error = Error::Validation(message, {{label, message}});
+  error.reason = "UNCONVERTIBLE_TYPE_CHANGE";
+  return error;
+}
+
+Result<std::vector<ConvertedValue>> ConvertStoredValues(db::Connection& connection,
+                                                        const FieldConversion& conversion,
+                                                        const std::string& table,
+                                                        const std::string& column) {
+  const records::FieldCodec& codec = records::CodecOf(conversion.from);
+  std::vector<std::pair<std::int64_t, std::string>> stored;
+  CAIRN_TRY(connection.Execute("SELECT \"id\", " + db::Identifier(column).quoted() + " FROM " +
+                                   db::Identifier(table).quoted() + " WHERE " +
+                                   db::Identifier(column).quoted() + " IS NOT NULL ORDER BY \"id\"",
+                               {}, [&](const db::Row& row) {
+                                 std::string text;
+                                 codec.AppendJson(conversion.from, row, 1, text);
+                                 stored.emplace_back(row.GetInt64(0), std::move(text));
+                               }));
+  std::vector<ConvertedValue> converted;
+  converted.reserve(stored.size());
+  for (auto& [record, text] : stored) {
+    auto document = json::ParseInput(text, kMaxStoredJsonDepth, "stored value");
+    if (!document.ok()) {
+      return UnconvertibleError(conversion.label, &conversion.from, &conversion.to, record,
+                                document.error().message);
+    }
+    auto value = ConvertValue(conversion, *document);
+    if (!value.ok()) {
+      return UnconvertibleError(conversion.label, &conversion.from, &conversion.to, record,
+                                value.error().message);
+    }
+    converted.push_back({record, std::move(*value)});
+  }
+  return converted;
+}
+
+Status WriteConvertedValues(db::Connection& connection, const FieldConversion& conversion,
+                            const std::vector<ConvertedValue>& values) {
+  const std::string sql = "UPDATE " + db::Identifier(conversion.table).quoted() + " SET " +
+                          db::Identifier(conversion.column).quoted() + " = ? WHERE \"id\" = ?";
+  for (const ConvertedValue& converted : values) {
+    Result<std::int64_t> written =
+        connection.Execute(sql, {converted.value, db::Value(converted.record)});
+    if (written.ok()) continue;
+    if (db::ErrorKindOf(written.error()) != db::DbErrorKind::kUnique) return written.error();
+    return UnconvertibleError(conversion.label, &conversion.from, &conversion.to, converted.record,
+                              "its converted value duplicates another record's "
+                              "and the field is unique");
+  }
+  return {};
+}
+
+}  // namespace cairn::schema
