@@ -304,8 +304,10 @@ TEST(SchemaConvert, TableRenameTakesItsJunctionCommentsAndHistory) {
       201);
   ASSERT_TRUE(app.HasTable("notes__tags"));
 
+  // Both tables renamed, and the field: the junction moves, its references follow.
   app.Ok("PATCH", kBase + "/draft/tables/notes", R"({"name":"memos"})");
-  app.PatchField("memos", "tags", R"({"name":"labels"})");
+  app.Ok("PATCH", kBase + "/draft/tables/tags", R"({"name":"topics"})");
+  app.PatchField("memos", "tags", R"({"name":"labels","relatedTable":"topics"})");
   const json::value published = app.Publish();
   ASSERT_EQ(published.at("version"), 2) << published;
   EXPECT_TRUE(published.at("migration").at("deferred").as_array().empty()) << published;
@@ -313,6 +315,8 @@ TEST(SchemaConvert, TableRenameTakesItsJunctionCommentsAndHistory) {
   EXPECT_TRUE(app.HasTable("memos__labels"));
   EXPECT_FALSE(app.HasTable("notes__tags"));
   EXPECT_FALSE(app.HasTable("notes"));
+  EXPECT_FALSE(app.HasTable("tags"));
+  EXPECT_EQ(app.Fields("topics", red).at("label"), "red");
   const json::value fields = app.Fields("memos", note);
   ASSERT_TRUE(fields.at("labels").is_array()) << fields;
   EXPECT_EQ(fields.at("labels").as_array().size(), 2u) << fields;
