@@ -2,6 +2,7 @@
 
 #include <boost/json/serialize.hpp>
 
+#include "common/json_input.hpp"
 #include "db/db_error.hpp"
 #include "records/field_codec.hpp"
 #include "schema/limits.hpp"
@@ -62,8 +63,14 @@ Error NotConvertible(std::string message) {
   return Error::Validation(std::move(message));
 }
 
-// The text of a stored number as the API answered it (`12.50`, `7`).
-std::string NumberText(const json::InputDocument& stored) {
+// A stored value, and the text its numbers were written as (`12.50`, which a double would not
+// keep exactly).
+struct Stored {
+  const boost::json::value& value;
+  const json::NumberTexts& numbers;
+};
+
+std::string NumberText(const Stored& stored) {
   if (const std::string* written = stored.numbers.Find(stored.value)) return *written;
   return boost::json::serialize(stored.value);
 }
@@ -72,10 +79,7 @@ Result<db::Value> Write(const config::Field& to, const boost::json::value& input
   return records::CodecOf(to).Parse(to, input);
 }
 
-}  // namespace
-
-Result<db::Value> ConvertValue(const FieldConversion& conversion,
-                               const json::InputDocument& stored) {
+Result<db::Value> ConvertValue(const FieldConversion& conversion, const Stored& stored) {
   const config::Field& from = conversion.from;
   const config::Field& to = conversion.to;
   const boost::json::value& value = stored.value;
@@ -154,6 +158,22 @@ Result<db::Value> ConvertValue(const FieldConversion& conversion,
                         boost::json::serialize(value) + ") does not convert to " + to_name);
 }
 
+}  // namespace
+
+Result<db::Value> ConvertStoredJson(const FieldConversion& conversion,
+                                    std::string_view stored_json) {
+  // Inside an array: the number texts are kept by node, and only an array's elements keep their
+  // place when the parsed document moves.
+  std::string wrapped = "[";
+  wrapped += stored_json;
+  wrapped += ']';
+  CAIRN_ASSIGN_OR_RETURN(const json::InputDocument document,
+                         json::ParseInput(wrapped, kMaxStoredJsonDepth + 1, "stored value"));
+  const boost::json::array& items = document.value.as_array();
+  if (items.size() != 1) return Error::Validation("the stored value is not one JSON value");
+  return ConvertValue(conversion, Stored{items[0], document.numbers});
+}
+
 Error UnconvertibleError(const std::string& label, const config::Field* from,
                          const config::Field* to, std::optional<std::int64_t> record,
                          const std::string& reason) {
@@ -189,12 +209,7 @@ Result<std::vector<ConvertedValue>> ConvertStoredValues(db::Connection& connecti
   std::vector<ConvertedValue> converted;
   converted.reserve(stored.size());
   for (auto& [record, text] : stored) {
-    auto document = json::ParseInput(text, kMaxStoredJsonDepth, "stored value");
-    if (!document.ok()) {
-      return UnconvertibleError(conversion.label, &conversion.from, &conversion.to, record,
-                                document.error().message);
-    }
-    auto value = ConvertValue(conversion, *document);
+    auto value = ConvertStoredJson(conversion, text);
     if (!value.ok()) {
       return UnconvertibleError(conversion.label, &conversion.from, &conversion.to, record,
                                 value.error().message);

@@ -7,9 +7,9 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "common/json_input.hpp"
 #include "common/result.hpp"
 #include "config/model.hpp"
 #include "db/database.hpp"
@@ -26,11 +26,11 @@ struct FieldConversion {
   config::Field to;    // as the new version has it
 };
 
-// The value a write of `conversion.to` stores for `stored` (the value as the old type's codec
-// answers it), or the reason it cannot convert (Error::Validation with a message about the
-// value).
-Result<db::Value> ConvertValue(const FieldConversion& conversion,
-                               const json::InputDocument& stored);
+// The value a write of `conversion.to` stores for `stored_json`, a value of `conversion.from` as
+// the API answers it (its codec's AppendJson), or the reason it cannot convert
+// (Error::Validation with a message about the value).
+Result<db::Value> ConvertStoredJson(const FieldConversion& conversion,
+                                    std::string_view stored_json);
 
 struct ConvertedValue {
   std::int64_t record = 0;

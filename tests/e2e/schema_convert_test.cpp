@@ -239,8 +239,9 @@ TEST(SchemaConvert, TypeChangesConvertEveryStoredValue) {
       400);
   app.Create("notes", R"({"code":9,"amount":"1.25","flag":3})");
 
-  // Back again: integer → text gives the digits, decimal → integer only whole amounts.
+  // Back again: numbers → text give the digits; 3 is no checkbox.
   app.PatchField("notes", "code", R"({"type":"single-line-text"})");
+  app.PatchField("notes", "amount", R"({"type":"single-line-text","precision":null})");
   app.PatchField("notes", "flag", R"({"type":"checkbox"})");
   HttpResult flag_refused = app.Send("POST", kBase + "/draft/publish", "{}");
   ASSERT_EQ(flag_refused.status, 400) << flag_refused.body;  // the 3 written above
@@ -248,6 +249,11 @@ TEST(SchemaConvert, TypeChangesConvertEveryStoredValue) {
   app.PatchField("notes", "flag", R"({"type":"integer"})");
   ASSERT_EQ(app.Publish().at("version"), 3);
   EXPECT_EQ(app.Fields("notes", a).at("code"), "42");
+  EXPECT_EQ(app.Fields("notes", a).at("amount"), "5.00");  // the digits the API answered
+  std::string amount;
+  app.Query(R"(SELECT "amount" FROM "notes" WHERE "id" = ?)", {Id(b)},
+            [&](const db::Row& row) { amount = std::string(row.GetText(0)); });
+  EXPECT_EQ(amount, "-12.00");
 }
 
 TEST(SchemaConvert, OneUnconvertibleValueRefusesThePublishAndChangesNothing) {
