@@ -1,5 +1,7 @@
 #include "schema/field_conversion.hpp"
 
+#include <algorithm>
+
 #include <boost/json/serialize.hpp>
 
 #include "common/json_input.hpp"
@@ -221,16 +223,36 @@ Result<std::vector<ConvertedValue>> ConvertStoredValues(db::Connection& connecti
 
 Status WriteConvertedValues(db::Connection& connection, const FieldConversion& conversion,
                             const std::vector<ConvertedValue>& values) {
-  const std::string sql = "UPDATE " + db::Identifier(conversion.table).quoted() + " SET " +
-                          db::Identifier(conversion.column).quoted() + " = ? WHERE \"id\" = ?";
-  for (const ConvertedValue& converted : values) {
-    Result<std::int64_t> written =
-        connection.Execute(sql, {converted.value, db::Value(converted.record)});
+  const std::optional<db::ColumnType> type = records::CodecOf(conversion.to).Column(conversion.to);
+  if (!type) return Error::Internal("field " + conversion.label + " has no column to convert into");
+  // Bound values of a CASE have no column to take their type from (PostgreSQL would read them
+  // as text): each is cast to the column's type, which is what it already is on both backends.
+  const std::string then = " THEN CAST(? AS " + connection.dialect().ColumnTypeSql(*type) + ")";
+  for (std::size_t first = 0; first < values.size(); first += kConversionWriteBatch) {
+    const std::size_t end = std::min(values.size(), first + kConversionWriteBatch);
+    std::string sql = "UPDATE " + db::Identifier(conversion.table).quoted() + " SET " +
+                      db::Identifier(conversion.column).quoted() + " = CASE \"id\"";
+    std::vector<db::Value> params;
+    params.reserve(3 * (end - first));
+    for (std::size_t i = first; i < end; ++i) {
+      sql += " WHEN ?" + then;
+      params.emplace_back(values[i].record);
+      params.push_back(values[i].value);
+    }
+    sql += " END WHERE \"id\" IN (";
+    for (std::size_t i = first; i < end; ++i) {
+      sql += i == first ? "?" : ", ?";
+      params.emplace_back(values[i].record);
+    }
+    sql += ')';
+    Result<std::int64_t> written = connection.Execute(sql, params);
     if (written.ok()) continue;
     if (db::ErrorKindOf(written.error()) != db::DbErrorKind::kUnique) return written.error();
-    return UnconvertibleError(conversion.label, &conversion.from, &conversion.to, converted.record,
-                              "its converted value duplicates another record's "
-                              "and the field is unique");
+    return UnconvertibleError(conversion.label, &conversion.from, &conversion.to, std::nullopt,
+                              "the converted values of records " +
+                                  std::to_string(values[first].record) + " to " +
+                                  std::to_string(values[end - 1].record) +
+                                  " duplicate other records' values in a unique index");
   }
   return {};
 }

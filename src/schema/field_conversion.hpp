@@ -46,8 +46,9 @@ Result<std::vector<ConvertedValue>> ConvertStoredValues(db::Connection& connecti
                                                         const std::string& table,
                                                         const std::string& column);
 
-// Writes the converted values back into the (re-created) column; a unique index the converted
-// values collide on fails as UNCONVERTIBLE_TYPE_CHANGE naming the record.
+// Writes the converted values back into the (re-created) column, kConversionWriteBatch rows per
+// statement; a unique index the converted values collide on fails as UNCONVERTIBLE_TYPE_CHANGE
+// naming the records of the batch.
 Status WriteConvertedValues(db::Connection& connection, const FieldConversion& conversion,
                             const std::vector<ConvertedValue>& values);
 

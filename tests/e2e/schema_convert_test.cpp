@@ -51,6 +51,7 @@ std::string NotesYaml() {
       - {id: 6, name: body, type: single-line-text}
       - {id: 7, name: contact, type: single-line-text}
       - {id: 8, name: extra, type: single-line-text}
+      - {id: 9, name: ref, type: single-line-text, unique: true}
 )";
 }
 
@@ -288,6 +289,19 @@ TEST(SchemaConvert, OneUnconvertibleValueRefusesThePublishAndChangesNothing) {
   EXPECT_EQ(refused.Json().at("errors").at(0).at("field"), "notes.contact");
   EXPECT_NE(refused.body.find("record " + bad_mail), std::string::npos) << refused.body;
   EXPECT_EQ(app.Fields("notes", bad_mail).at("contact"), "not an address");
+
+  // Two texts that are one number: a unique field cannot hold both after the conversion.
+  app.Ok("POST", kBase + "/draft/discard");
+  app.Create("notes", R"({"ref":"1.5"})");
+  app.Create("notes", R"({"ref":"1.50"})");
+  app.PatchField("notes", "ref", R"({"type":"decimal"})");
+  refused = app.Send("POST", kBase + "/draft/publish", "{}");
+  ASSERT_EQ(refused.status, 400) << refused.body;
+  EXPECT_EQ(refused.Json().at("errors").at(0).at("field"), "notes.ref");
+  EXPECT_NE(refused.body.find("unique"), std::string::npos) << refused.body;
+  EXPECT_EQ(app.Column("notes", "ref")->type, text_type);
+  app.Ok("POST", kBase + "/draft/discard");
+  app.PatchField("notes", "contact", R"({"type":"email"})");
 
   // Fixed, the same change publishes.
   ASSERT_EQ(app.Send("PATCH", "/api/tables/notes/records/" + bad_mail,
