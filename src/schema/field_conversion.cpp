@@ -223,28 +223,43 @@ Result<std::vector<ConvertedValue>> ConvertStoredValues(db::Connection& connecti
 
 Status WriteConvertedValues(db::Connection& connection, const FieldConversion& conversion,
                             const std::vector<ConvertedValue>& values) {
+  const db::Dialect& dialect = connection.dialect();
+  const std::string table = db::Identifier(conversion.table).quoted();
+  const std::string column = db::Identifier(conversion.column).quoted();
+  if (!dialect.shared_server()) {
+    // No round trips to save (SQLite): one cached statement per row is the cheapest.
+    const std::string sql = "UPDATE " + table + " SET " + column + " = ? WHERE \"id\" = ?";
+    for (const ConvertedValue& converted : values) {
+      Result<std::int64_t> written =
+          connection.Execute(sql, {converted.value, db::Value(converted.record)});
+      if (written.ok()) continue;
+      if (db::ErrorKindOf(written.error()) != db::DbErrorKind::kUnique) return written.error();
+      return UnconvertibleError(
+          conversion.label, &conversion.from, &conversion.to, converted.record,
+          "its converted value duplicates another record's in a unique index");
+    }
+    return {};
+  }
   const std::optional<db::ColumnType> type = records::CodecOf(conversion.to).Column(conversion.to);
   if (!type) return Error::Internal("field " + conversion.label + " has no column to convert into");
-  // Bound values of a CASE have no column to take their type from (PostgreSQL would read them
-  // as text): each is cast to the column's type, which is what it already is on both backends.
-  const std::string then = " THEN CAST(? AS " + connection.dialect().ColumnTypeSql(*type) + ")";
+  // A server a round trip away (PostgreSQL): many rows per statement. Bound values in VALUES
+  // have no column to take their type from (they would be read as text): each is cast to the
+  // type it already is. Joined by id, so each statement costs one lookup per row (VALUES
+  // columns are `column1`, `column2`).
+  const std::string row = "(CAST(? AS " + dialect.ColumnTypeSql({db::ColumnKind::kInt64}) +
+                          "), CAST(? AS " + dialect.ColumnTypeSql(*type) + "))";
   for (std::size_t first = 0; first < values.size(); first += kConversionWriteBatch) {
     const std::size_t end = std::min(values.size(), first + kConversionWriteBatch);
-    std::string sql = "UPDATE " + db::Identifier(conversion.table).quoted() + " SET " +
-                      db::Identifier(conversion.column).quoted() + " = CASE \"id\"";
+    std::string sql = "UPDATE " + table + " SET " + column + " = \"v\".\"column2\" FROM (VALUES ";
     std::vector<db::Value> params;
-    params.reserve(3 * (end - first));
+    params.reserve(2 * (end - first));
     for (std::size_t i = first; i < end; ++i) {
-      sql += " WHEN ?" + then;
+      if (i > first) sql += ", ";
+      sql += row;
       params.emplace_back(values[i].record);
       params.push_back(values[i].value);
     }
-    sql += " END WHERE \"id\" IN (";
-    for (std::size_t i = first; i < end; ++i) {
-      sql += i == first ? "?" : ", ?";
-      params.emplace_back(values[i].record);
-    }
-    sql += ')';
+    sql += ") AS \"v\" WHERE " + table + ".\"id\" = \"v\".\"column1\"";
     Result<std::int64_t> written = connection.Execute(sql, params);
     if (written.ok()) continue;
     if (db::ErrorKindOf(written.error()) != db::DbErrorKind::kUnique) return written.error();
