@@ -1,14 +1,16 @@
 // Publishing changes over stored rows (D51), on the backend of this run, read back through the
 // API and from the database: type changes that convert every value, one that cannot (400 naming
 // the field and the record, nothing changed), a table rename that takes its many-to-many links,
-// comments and history along, a SQLite rebuild that keeps a removed column until prune, and
-// `cairn admin purge-due` reading the active version instead of the file.
+// comments and history along, a SQLite rebuild that keeps a removed column until prune, an
+// edited config file converting at startup, and `cairn admin purge-due` reading the active
+// version instead of the file.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,7 +84,8 @@ TestAppOptions Options(const std::string& yaml) {
 
 class ConvertApp {
  public:
-  explicit ConvertApp(const std::string& yaml) : auth_(Options(yaml)) {
+  explicit ConvertApp(const std::string& yaml) : ConvertApp(Options(yaml)) {}
+  explicit ConvertApp(TestAppOptions options) : auth_(std::move(options)) {
     admin_ = auth_.SignInOk(kAdminEmail, kAdminPassword).token;
   }
 
@@ -387,6 +390,28 @@ TEST(SchemaConvert, RebuildKeepsRemovedColumnsUntilPrune) {
   EXPECT_EQ(pruned.at("pruned").as_array().size(), 1u) << pruned;
   EXPECT_FALSE(app.Column("notes", "extra").has_value());
   EXPECT_EQ(app.Fields("notes", id).at("body"), 5);
+}
+
+TEST(SchemaConvert, AnEditedFileConvertsAtStartup) {
+  auto first = std::make_unique<ConvertApp>(NotesYaml());
+  const std::string id = first->Create("notes", R"({"code":"42","day":"2026-03-01"})");
+  first->app().app().Shutdown();
+  // The file changes two types: the start publishes it and converts the values.
+  std::string yaml = NotesYaml();
+  for (const auto& [from, to] :
+       {std::pair<std::string, std::string>{"name: code, type: single-line-text",
+                                            "name: code, type: integer"},
+        {"name: day, type: date", "name: day, type: datetime"}}) {
+    yaml.replace(yaml.find(from), from.size(), to);
+  }
+  TestAppOptions edited = Options(yaml);
+  edited.share_database_with = &first->app();
+  ConvertApp restarted(std::move(edited));
+  EXPECT_EQ(restarted.Ok("GET", kBase + "/status").at("activeVersion"), 2);
+  const json::value fields = restarted.Fields("notes", id);
+  EXPECT_EQ(fields.at("code"), 42);
+  EXPECT_EQ(fields.at("day"), "2026-03-01T00:00:00.000Z");
+  EXPECT_EQ(restarted.Column("notes", "code")->type, restarted.TypeName({db::ColumnKind::kInt64}));
 }
 
 TEST(SchemaConvert, PurgeDueReadsTheActiveVersion) {
