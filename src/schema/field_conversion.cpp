@@ -90,6 +90,10 @@ Result<db::Value> ConvertValue(const FieldConversion& conversion, const Stored& 
   if (value.is_null()) return db::Value(db::Null{});
   if (Fixed(from.type) || Fixed(to.type)) {
     if (from.type == to.type && from.type != FieldType::kRelationship) return same();
+    if (from.type == to.type) {
+      return NotConvertible("a reference to a record of \"" + from.related_table +
+                            "\" does not convert to one of \"" + to.related_table + "\"");
+    }
     return NotConvertible("a " + std::string(config::FieldTypeName(from.type)) +
                           " value does not convert to " +
                           std::string(config::FieldTypeName(to.type)));
