@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <unordered_set>
@@ -45,6 +46,7 @@ constexpr std::chrono::milliseconds kSweepInterval{250};
 // many linger at once; past that they are closed at once.
 constexpr std::chrono::seconds kRefusalLinger{1};
 constexpr int kMaxLingeringRefusals = 64;
+constexpr std::chrono::milliseconds kBusyLogInterval{10'000};
 
 using HeaderParser = bhttp::request_parser<bhttp::string_body>;
 
@@ -89,7 +91,7 @@ struct Server::Impl {
       : options(std::move(opts)),
         dispatcher(std::move(disp)),
         contexts(MakeContexts(options.io_threads > 0 ? options.io_threads : Cores())),
-        workers(WorkerCount(options), QueueLimit(options)),
+        workers(WorkerCount(options), QueueLimit(options), options.max_queue_wait),
         acceptor(control) {}
 
   static int Cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
@@ -124,8 +126,10 @@ struct Server::Impl {
   std::atomic<bool> stopping{false};
   bool started = false;
   bool shut_down = false;
-  int lingering_refusals = 0;  // control thread only
-  int failed_accepts = 0;      // control thread only: accepts failed in a row
+  int lingering_refusals = 0;                   // control thread only
+  std::atomic<std::uint64_t> busy_refusals{0};  // since the last log line
+  std::atomic<std::int64_t> busy_logged_at{std::numeric_limits<std::int64_t>::min() / 2};
+  int failed_accepts = 0;  // control thread only: accepts failed in a row
 
   std::mutex sessions_mutex;
   std::condition_variable sessions_done;
@@ -239,10 +243,24 @@ struct Server::Impl {
     return response;
   }
 
-  Response Busy(const Request& request) const {
+  // Refused for a full worker pool: counted, and logged at most once per kBusyLogInterval
+  // (a line per refused request would flood the log exactly when the server is overloaded).
+  Response Busy(const Request& request) {
     Error busy = Error::Unavailable("The server is busy; retry shortly");
     busy.retry_after_seconds = 1;
-    return Answer(busy, request);
+    busy_refusals.fetch_add(1, std::memory_order_relaxed);
+    const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::steady_clock::now().time_since_epoch())
+                                 .count();
+    std::int64_t logged = busy_logged_at.load(std::memory_order_relaxed);
+    if (now - logged >= kBusyLogInterval.count() &&
+        busy_logged_at.compare_exchange_strong(logged, now)) {
+      log::Warn("the worker pool is full: answered " + std::to_string(busy_refusals.exchange(0)) +
+                " request(s) 503 (Retry-After) since the last report");
+    }
+    Response response = Response::FromError(busy);
+    dispatcher.Finish(request, response);
+    return response;
   }
 
   asio::awaitable<Response> Execute(const CompiledRoute& route, Request& request) {
