@@ -92,11 +92,18 @@ struct Server::Impl {
         dispatcher(std::move(disp)),
         contexts(MakeContexts(options.io_threads > 0 ? options.io_threads : Cores())),
         workers(WorkerCount(options), QueueLimit(options), options.max_queue_wait),
+        long_queries(LongQueryThreads(options),
+                     kMaxQueuedJobsPerWorker * static_cast<std::size_t>(LongQueryThreads(options)),
+                     options.max_queue_wait),
         acceptor(control) {}
 
   static int Cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
   static int WorkerCount(const ServerOptions& options) {
     return options.worker_threads > 0 ? options.worker_threads : 2 * Cores();
+  }
+  static int LongQueryThreads(const ServerOptions& options) {
+    if (options.long_query_threads > 0) return options.long_query_threads;
+    return std::max(1, WorkerCount(options) / 2);
   }
   static std::size_t QueueLimit(const ServerOptions& options) {
     return options.max_queued_jobs > 0
@@ -121,6 +128,7 @@ struct Server::Impl {
   // first: work still queued on it (a refused connection lingering) holds sockets of theirs.
   asio::io_context control{1};
   WorkerPool workers;
+  WorkerPool long_queries;  // the long-query lane (RouteSpec::long_query_params)
   tcp::acceptor acceptor;
   std::vector<std::thread> threads;
   std::atomic<bool> stopping{false};
@@ -263,12 +271,20 @@ struct Server::Impl {
     return response;
   }
 
+  WorkerPool& LaneOf(const CompiledRoute& route, const Request& request) {
+    for (const std::string& name : route.route.spec.long_query_params) {
+      if (request.Query(name)) return long_queries;
+    }
+    return workers;
+  }
+
   asio::awaitable<Response> Execute(const CompiledRoute& route, Request& request) {
     if (route.route.spec.execution == Execution::kInline) {
       co_return dispatcher.Run(route, request);
     }
-    auto response = co_await workers.TryRun(
-        [this, &route, &request] { return dispatcher.Run(route, request); });
+    auto response = co_await LaneOf(route, request).TryRun([this, &route, &request] {
+      return dispatcher.Run(route, request);
+    });
     if (!response) co_return Busy(request);
     co_return std::move(*response);
   }
@@ -570,6 +586,7 @@ void Server::Shutdown() {
   for (auto& context : s.contexts) context->stop();
   for (auto& thread : s.threads) thread.join();
   s.workers.Join();
+  s.long_queries.Join();
 }
 
 }  // namespace cairn::http
