@@ -73,8 +73,7 @@ def fail(message):
 def raise_descriptor_limit():
     # 1,000 connections need 1,000 descriptors in wrk and in the server (a child inherits it).
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = hard if hard == resource.RLIM_INFINITY else hard
-    wanted = min(wanted, 65536) if wanted != resource.RLIM_INFINITY else 65536
+    wanted = 65536 if hard == resource.RLIM_INFINITY else min(hard, 65536)
     if soft < wanted:
         resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
