@@ -118,6 +118,10 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
     // Query parameters, answers and examples: records_route_docs.cpp.
     DescribeRecordRoute(spec, suffix);
     const bool has_record = suffix.find("{recordId}") != std::string_view::npos;
+    if (spec.method == "GET" && suffix.ends_with("/records")) {
+      // Grouped and aggregated lists scan every matching row: the server's long-query lane.
+      spec.long_query_params = {"groupBy", "aggregate"};
+    }
     return router.Add(
         {std::move(spec),
          [self = shared_from_this(), handler, has_record](Request& request) -> Result<Response> {

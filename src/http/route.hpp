@@ -62,6 +62,11 @@ struct RouteSpec {
   std::vector<QueryParam> query;
   std::vector<ResponseSpec> responses;
   Execution execution = Execution::kWorker;
+  // Query parameters that make a request of this route a long query (groupBy, aggregate: a
+  // scan of the whole table). Such a request runs on the server's long-query lane, a pool of
+  // its own with fewer threads than the worker pool (ServerOptions::long_query_threads), so
+  // many long queries at once leave the workers and database connections to the rest.
+  std::vector<std::string> long_query_params;
   // The largest body a route takes whole (413 past it); streamed routes ask their sink instead.
   std::size_t max_body_bytes = kMaxBodyBytes;
 };

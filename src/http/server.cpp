@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <limits>
 #include <mutex>
 #include <thread>
 #include <unordered_set>
@@ -45,6 +46,7 @@ constexpr std::chrono::milliseconds kSweepInterval{250};
 // many linger at once; past that they are closed at once.
 constexpr std::chrono::seconds kRefusalLinger{1};
 constexpr int kMaxLingeringRefusals = 64;
+constexpr std::chrono::milliseconds kBusyLogInterval{10'000};
 
 using HeaderParser = bhttp::request_parser<bhttp::string_body>;
 
@@ -89,12 +91,19 @@ struct Server::Impl {
       : options(std::move(opts)),
         dispatcher(std::move(disp)),
         contexts(MakeContexts(options.io_threads > 0 ? options.io_threads : Cores())),
-        workers(WorkerCount(options), QueueLimit(options)),
+        workers(WorkerCount(options), QueueLimit(options), options.max_queue_wait),
+        long_queries(LongQueryThreads(options),
+                     kMaxQueuedJobsPerWorker * static_cast<std::size_t>(LongQueryThreads(options)),
+                     options.max_queue_wait),
         acceptor(control) {}
 
   static int Cores() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
   static int WorkerCount(const ServerOptions& options) {
     return options.worker_threads > 0 ? options.worker_threads : 2 * Cores();
+  }
+  static int LongQueryThreads(const ServerOptions& options) {
+    if (options.long_query_threads > 0) return options.long_query_threads;
+    return std::max(1, WorkerCount(options) / 2);
   }
   static std::size_t QueueLimit(const ServerOptions& options) {
     return options.max_queued_jobs > 0
@@ -119,13 +128,16 @@ struct Server::Impl {
   // first: work still queued on it (a refused connection lingering) holds sockets of theirs.
   asio::io_context control{1};
   WorkerPool workers;
+  WorkerPool long_queries;  // the long-query lane (RouteSpec::long_query_params)
   tcp::acceptor acceptor;
   std::vector<std::thread> threads;
   std::atomic<bool> stopping{false};
   bool started = false;
   bool shut_down = false;
-  int lingering_refusals = 0;  // control thread only
-  int failed_accepts = 0;      // control thread only: accepts failed in a row
+  int lingering_refusals = 0;                   // control thread only
+  std::atomic<std::uint64_t> busy_refusals{0};  // since the last log line
+  std::atomic<std::int64_t> busy_logged_at{std::numeric_limits<std::int64_t>::min() / 2};
+  int failed_accepts = 0;  // control thread only: accepts failed in a row
 
   std::mutex sessions_mutex;
   std::condition_variable sessions_done;
@@ -239,18 +251,40 @@ struct Server::Impl {
     return response;
   }
 
-  Response Busy(const Request& request) const {
+  // Refused for a full worker pool: counted, and logged at most once per kBusyLogInterval
+  // (a line per refused request would flood the log exactly when the server is overloaded).
+  Response Busy(const Request& request) {
     Error busy = Error::Unavailable("The server is busy; retry shortly");
     busy.retry_after_seconds = 1;
-    return Answer(busy, request);
+    busy_refusals.fetch_add(1, std::memory_order_relaxed);
+    const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::steady_clock::now().time_since_epoch())
+                                 .count();
+    std::int64_t logged = busy_logged_at.load(std::memory_order_relaxed);
+    if (now - logged >= kBusyLogInterval.count() &&
+        busy_logged_at.compare_exchange_strong(logged, now)) {
+      log::Warn("the worker pool is full: answered " + std::to_string(busy_refusals.exchange(0)) +
+                " request(s) 503 (Retry-After) since the last report");
+    }
+    Response response = Response::FromError(busy);
+    dispatcher.Finish(request, response);
+    return response;
+  }
+
+  WorkerPool& LaneOf(const CompiledRoute& route, const Request& request) {
+    for (const std::string& name : route.route.spec.long_query_params) {
+      if (request.Query(name)) return long_queries;
+    }
+    return workers;
   }
 
   asio::awaitable<Response> Execute(const CompiledRoute& route, Request& request) {
     if (route.route.spec.execution == Execution::kInline) {
       co_return dispatcher.Run(route, request);
     }
-    auto response = co_await workers.TryRun(
-        [this, &route, &request] { return dispatcher.Run(route, request); });
+    auto response = co_await LaneOf(route, request).TryRun([this, &route, &request] {
+      return dispatcher.Run(route, request);
+    });
     if (!response) co_return Busy(request);
     co_return std::move(*response);
   }
@@ -552,6 +586,7 @@ void Server::Shutdown() {
   for (auto& context : s.contexts) context->stop();
   for (auto& thread : s.threads) thread.join();
   s.workers.Join();
+  s.long_queries.Join();
 }
 
 }  // namespace cairn::http

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <type_traits>
@@ -20,21 +21,32 @@ namespace cairn::http {
 
 class WorkerPool {
  public:
-  // `threads` workers; at most `max_queued` jobs wait for one beyond those running.
-  WorkerPool(int threads, std::size_t max_queued)
+  using Clock = std::chrono::steady_clock;
+
+  // `threads` workers; at most `max_queued` jobs wait for one beyond those running, each for
+  // at most `max_wait`.
+  WorkerPool(int threads, std::size_t max_queued, std::chrono::milliseconds max_wait)
       : pool_(static_cast<std::size_t>(threads)),
-        capacity_(static_cast<std::size_t>(threads) + max_queued) {}
+        capacity_(static_cast<std::size_t>(threads) + max_queued),
+        max_wait_(max_wait) {}
 
   // Runs `job` on a worker and resumes the calling coroutine on its own executor with the
   // result. A new request's job is refused (nullopt, nothing runs) while the pool is full, so
-  // the caller can answer 503 at once instead of queueing without bound.
+  // the caller can answer 503 at once instead of queueing without bound, and also when it
+  // waited longer than max_wait for a worker (nullopt too: it never runs).
   template <class Job>
   boost::asio::awaitable<std::optional<std::invoke_result_t<Job&>>> TryRun(Job job) {
+    using Value = std::invoke_result_t<Job&>;
     if (pending_.fetch_add(1, std::memory_order_relaxed) >= capacity_) {
       pending_.fetch_sub(1, std::memory_order_relaxed);
       co_return std::nullopt;
     }
-    co_return co_await Submit(std::move(job));
+    co_return co_await Submit(
+        [job = std::move(job),
+         deadline = Clock::now() + max_wait_]() mutable -> std::optional<Value> {
+          if (Clock::now() > deadline) return std::nullopt;
+          return job();
+        });
   }
 
   // Like TryRun, never refused: for the later steps of work already admitted (the chunks of a
@@ -72,6 +84,7 @@ class WorkerPool {
 
   boost::asio::thread_pool pool_;
   const std::size_t capacity_;
+  const std::chrono::milliseconds max_wait_;
   std::atomic<std::size_t> pending_{0};
 };
 

@@ -145,6 +145,7 @@ TestAppOptions PlatformOptions(Probes& probes) {
     http::RouteSpec held;
     held.method = "GET";
     held.pattern = "/test/held";
+    held.long_query_params = {"long"};  // /test/held?long=1 runs on the long-query lane
     CAIRN_TRY(router.Add({held, [&probes](http::Request&) -> Result<http::Response> {
                             ++probes.gate.entered;
                             probes.gate.opened.wait();
@@ -365,6 +366,65 @@ TEST(HttpPlatform, AFullWorkerQueueAnswers503WithRetryAfter) {
   EXPECT_EQ(busy.Header("Retry-After"), "1");
   EXPECT_EQ(first.get().status, 200);
   EXPECT_EQ((refused == &second ? third : second).get().status, 200);
+}
+
+TEST(HttpPlatform, ARequestThatWaitedTooLongForAWorkerIsAnswered503) {
+  Probes probes;
+  TestAppOptions options = PlatformOptions(probes);
+  options.tune_server = [](http::ServerOptions& server) {
+    server.worker_threads = 1;
+    server.max_queue_wait = 100ms;
+  };
+  TestApp app(std::move(options));
+  auto held = std::async(std::launch::async,
+                         [port = app.port()] { return HttpClient(port).Get("/test/held"); });
+  probes.gate.WaitForEntries(1);  // the one worker is taken
+  auto waiting = std::async(std::launch::async,
+                            [port = app.port()] { return HttpClient(port).Get("/test/fast"); });
+  std::this_thread::sleep_for(600ms);  // it queues, and waits past max_queue_wait
+  probes.gate.open.set_value();
+  EXPECT_EQ(held.get().status, 200);
+  HttpResult stale = waiting.get();
+  ExpectEnvelope(stale, 503, "SERVICE_UNAVAILABLE");
+  EXPECT_EQ(stale.Header("Retry-After"), "1");
+  // A request that finds a free worker runs.
+  EXPECT_EQ(app.Client().Get("/test/fast").status, 200);
+}
+
+TEST(HttpPlatform, LongQueriesCannotTakeEveryWorker) {
+  Probes probes;
+  TestAppOptions options = PlatformOptions(probes);
+  options.tune_server = [](http::ServerOptions& server) {
+    server.worker_threads = 2;
+    server.long_query_threads = 1;
+  };
+  TestApp app(std::move(options));
+  // Three long queries at once: the lane runs one, the others wait for it, not for a worker.
+  std::vector<std::future<HttpResult>> long_queries;
+  for (int i = 0; i < 3; ++i) {
+    long_queries.push_back(std::async(std::launch::async, [port = app.port()] {
+      return HttpClient(port).Get("/test/held?long=1");
+    }));
+  }
+  probes.gate.WaitForEntries(1);
+  std::this_thread::sleep_for(100ms);  // time for a second one to enter, were it allowed to
+  const int entered_while_held = probes.gate.entered.load();
+  if (entered_while_held != 1) {
+    // More than one long query holds a worker: the requests below could wait for the gate.
+    probes.gate.open.set_value();
+    for (auto& query : long_queries) query.get();
+    FAIL() << entered_while_held << " long queries ran at once on a lane of one";
+  }
+  // Both workers are free for the rest meanwhile, database routes included.
+  int answered = 0;
+  for (int i = 0; i < 20; ++i) answered += app.Client().Get("/test/fast").status == 200 ? 1 : 0;
+  const bool long_ones_waiting = long_queries[0].wait_for(0s) == std::future_status::timeout &&
+                                 long_queries[1].wait_for(0s) == std::future_status::timeout &&
+                                 long_queries[2].wait_for(0s) == std::future_status::timeout;
+  probes.gate.open.set_value();
+  EXPECT_EQ(answered, 20);
+  EXPECT_TRUE(long_ones_waiting);
+  for (auto& query : long_queries) EXPECT_EQ(query.get().status, 200);
 }
 
 TEST(HttpPlatform, ConnectionsOverTheCapAreRefusedCleanly) {
