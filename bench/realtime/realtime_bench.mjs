@@ -60,20 +60,30 @@ const tokens = await parallel(userCount, 16, async (i) => {
 });
 
 // Opens `count` subscriptions; resolves once every one got `subscribed`.
+// A 503 (the database busy under the burst of handshakes) is retried after a moment.
 async function subscribe(count, onChange) {
   const sockets = [];
-  await parallel(count, 200, (i) => new Promise((resolve, reject) => {
+  const open = (i) => new Promise((resolve, reject) => {
     const socket = new WebSocket(`${BASE.replace('http', 'ws')}/api/tables/items/subscribe`,
                                  { headers: { Authorization: `Bearer ${tokens[Math.floor(i / 10)]}` } });
     socket.on('message', (data) => {
       const message = JSON.parse(data);
-      if (message.type === 'subscribed') resolve();
+      if (message.type === 'subscribed') { sockets.push(socket); resolve(true); }
       else if (message.type === 'change') onChange(message);
+    });
+    socket.on('unexpected-response', (request, response) => {
+      if (response.statusCode === 503) resolve(false);
+      else reject(new Error(`subscribe: ${response.statusCode}`));
     });
     socket.on('error', reject);
     socket.on('close', (code) => { if (code !== 1000 && code !== 1005) closes.set(code, (closes.get(code) || 0) + 1); });
-    sockets.push(socket);
-  }));
+  });
+  await parallel(count, 100, async (i) => {
+    for (let attempt = 0; !(await open(i)); attempt++) {
+      if (attempt >= 20) throw new Error('subscribe: 503 twenty times');
+      await sleep(100);
+    }
+  });
   return sockets;
 }
 const closes = new Map();

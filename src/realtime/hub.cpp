@@ -135,51 +135,78 @@ std::vector<std::shared_ptr<Subscription>> Hub::SubscribersOf(const std::string&
   return out;
 }
 
-void Hub::Dispatch(const records::RecordChange& change) {
-  std::shared_ptr<const void> owner;  // keeps `service` and `table` alive through the reads
+void Hub::Dispatch(const std::deque<records::RecordChange>& batch) {
+  std::shared_ptr<const void> owner;  // keeps `service` and the tables alive through the reads
   records::RecordService* service = nullptr;
-  const config::Table* table = nullptr;
+  const config::AppConfig* config = nullptr;
   {
     std::lock_guard lock(mutex_);
     owner = records_owner_;
     service = records_;
-    if (config_ != nullptr) table = config_->FindTable(change.table);
+    config = config_;
   }
-  if (service == nullptr || table == nullptr) return;
-  std::vector<std::shared_ptr<Subscription>> subscribers = SubscribersOf(change.table);
-  // Subscribers that see the change alike share one read and one message.
-  std::map<std::string, std::vector<Subscription*>> groups;
-  for (const auto& subscriber : subscribers) {
-    groups[subscriber->group_key()].push_back(subscriber.get());
-  }
-  for (const auto& [key, members] : groups) {
-    const SubscriptionSpec& spec = members.front()->spec();
-    std::optional<std::string> record;
-    if (change.kind != records::ChangeKind::kDelete) {
-      auto read = service->ReadAsSubscriber(*table, spec.role, change.id, spec.filter, spec.fields);
-      if (!read.ok()) continue;  // read access lost: Revalidate closes them
-      record = std::move(read).value();
-      // Not visible to them (outside the filter, or gone again since): nothing to tell.
-      if (!record) continue;
+  if (service == nullptr || config == nullptr) return;
+  // Subscribers that see a change alike (same group key) share one read and one message. The
+  // groups of a table are formed once per round, whatever the number of its changes.
+  using Groups = std::map<std::string, std::vector<Subscription*>>;
+  std::unordered_map<std::string, Groups> groups_of;
+  std::vector<std::shared_ptr<Subscription>> alive;  // the members, alive through the round
+  // Every subscriber's messages of this round, in commit order: one hand-over each.
+  std::unordered_map<Subscription*, Subscription::Messages> outbox;
+  for (const records::RecordChange& change : batch) {
+    const config::Table* table = config->FindTable(change.table);
+    if (table == nullptr) continue;
+    auto [found, fresh] = groups_of.try_emplace(change.table);
+    if (fresh) {
+      for (auto& subscriber : SubscribersOf(change.table)) {
+        found->second[subscriber->group_key()].push_back(subscriber.get());
+        alive.push_back(std::move(subscriber));
+      }
     }
-    std::optional<std::string> old_record;
-    if (!change.old_fields_json.empty()) {
-      std::string old = R"({"id":")" + std::to_string(change.id) + R"(","fields":)";
-      const std::vector<std::string>& names = members.front()->field_names();
-      service->AppendStoredFields(*table, spec.role, change.old_fields_json,
-                                  spec.fields ? &names : nullptr, old);
-      old.push_back('}');
-      old_record = std::move(old);
+    for (const auto& [key, members] : found->second) {
+      auto message = Render(*service, *table, change, *members.front());
+      if (!message) continue;
+      for (Subscription* member : members) outbox[member].push_back(message);
     }
-    auto message = std::make_shared<const std::string>(ChangeMessage(change, record, old_record));
-    for (Subscription* member : members) member->Deliver(message);
   }
+  for (auto& [subscriber, messages] : outbox) subscriber->Deliver(std::move(messages));
+}
+
+std::shared_ptr<const std::string> Hub::Render(records::RecordService& service,
+                                               const config::Table& table,
+                                               const records::RecordChange& change,
+                                               const Subscription& subscriber) {
+  const SubscriptionSpec& spec = subscriber.spec();
+  std::optional<std::string> record;
+  if (change.kind != records::ChangeKind::kDelete) {
+    auto read = service.ReadAsSubscriber(table, spec.role, change.id, spec.filter, spec.fields);
+    if (!read.ok()) return nullptr;  // read access lost: Revalidate closes them
+    record = std::move(read).value();
+    // Not visible to them (outside the filter, or gone again since): nothing to tell.
+    if (!record) return nullptr;
+  } else if (spec.filter) {
+    // A delete only for a record the filter let through: the trashed row still holds the values
+    // it had. A row gone for good cannot be asked: such a delete goes out (see docs/realtime.md).
+    auto matched = service.MatchesAsSubscriber(table, spec.role, change.id, *spec.filter);
+    if (!matched.ok()) return nullptr;
+    if (matched.value() && !*matched.value()) return nullptr;
+  }
+  std::optional<std::string> old_record;
+  if (!change.old_fields_json.empty()) {
+    std::string old = R"({"id":")" + std::to_string(change.id) + R"(","fields":)";
+    const std::vector<std::string>& names = subscriber.field_names();
+    service.AppendStoredFields(table, spec.role, change.old_fields_json,
+                               spec.fields ? &names : nullptr, old);
+    old.push_back('}');
+    old_record = std::move(old);
+  }
+  return std::make_shared<const std::string>(ChangeMessage(change, record, old_record));
 }
 
 void Hub::Resync(const std::set<std::string>& tables) {
   for (const std::string& table : tables) {
     auto message = std::make_shared<const std::string>(ResyncMessage({table}));
-    for (const auto& subscriber : SubscribersOf(table)) subscriber->Deliver(message);
+    for (const auto& subscriber : SubscribersOf(table)) subscriber->Deliver({message});
   }
 }
 
@@ -233,7 +260,7 @@ void Hub::Loop() {
     std::set<std::string> overflowed;
     overflowed.swap(overflowed_);
     lock.unlock();
-    for (const records::RecordChange& change : batch) Dispatch(change);
+    if (!batch.empty()) Dispatch(batch);
     if (!overflowed.empty()) Resync(overflowed);
     if (std::chrono::steady_clock::now() >= next_check) {
       Revalidate();

@@ -73,7 +73,14 @@ class Hub final : public records::ChangeSink {
   void SendOut(std::deque<records::RecordChange> changes);
   void Received(std::string_view payload);
   void Enqueue(records::RecordChange change);  // with mutex_ held
-  void Dispatch(const records::RecordChange& change);
+  // One round: every change of `batch`, in order, to the subscribers of its table.
+  void Dispatch(const std::deque<records::RecordChange>& batch);
+  // The message `change` gives subscribers seeing it as `subscriber` does, or null when they
+  // are not told (not visible to them).
+  static std::shared_ptr<const std::string> Render(records::RecordService& service,
+                                                   const config::Table& table,
+                                                   const records::RecordChange& change,
+                                                   const Subscription& subscriber);
   void Resync(const std::set<std::string>& tables);
   void Revalidate();
   std::vector<std::shared_ptr<Subscription>> SubscribersOf(const std::string& table) const;

@@ -30,10 +30,13 @@ constexpr std::string_view kHeader =
     "X-Accel-Buffering: no\r\n"
     "Connection: close\r\n\r\n";
 
+constexpr std::string_view kEventStart = "data: ";  // one line: the messages are compact JSON
+constexpr std::string_view kEventEnd = "\n\n";
+
 std::string Event(std::string_view message) {
-  std::string out = "data: ";
-  out += message;  // one line: the messages are compact JSON
-  out += "\n\n";
+  std::string out(kEventStart);
+  out += message;
+  out += kEventEnd;
   return out;
 }
 
@@ -46,7 +49,7 @@ asio::awaitable<void> SseSession::Run(asio::ip::tcp::socket& socket,
   auto [header_error, header_bytes] =
       co_await asio::async_write(socket, asio::buffer(kHeader), kUseTuple);
   if (header_error) co_return;
-  Start(co_await asio::this_coro::executor);
+  Start(co_await asio::this_coro::executor, socket);
   asio::co_spawn(socket.get_executor(), ReadLoop(socket), [self](const std::exception_ptr&) {
     self->reader_done_ = true;
     self->Wake();
@@ -74,8 +77,10 @@ asio::awaitable<void> SseSession::ReadLoop(asio::ip::tcp::socket& socket) {
 }
 
 asio::awaitable<bool> SseSession::SendMessage(const std::string& message) {
-  auto [error, bytes] =
-      co_await asio::async_write(*socket_, asio::buffer(Event(message)), kUseTuple);
+  // The event around the shared message text, without copying it.
+  const std::array<asio::const_buffer, 3> event{asio::buffer(kEventStart), asio::buffer(message),
+                                                asio::buffer(kEventEnd)};
+  auto [error, bytes] = co_await asio::async_write(*socket_, event, kUseTuple);
   co_return !error;
 }
 

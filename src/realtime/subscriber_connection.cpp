@@ -1,5 +1,8 @@
 #include "realtime/subscriber_connection.hpp"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -12,8 +15,25 @@ namespace cairn::realtime {
 
 namespace asio = boost::asio;
 
-void SubscriberConnection::Start(const asio::any_io_executor& executor) {
+namespace {
+
+// TCP_CORK holds partial segments back until it is taken off (Linux); elsewhere nothing.
+void Cork(asio::ip::tcp::socket& socket, bool on) {
+#ifdef TCP_CORK
+  boost::system::error_code ignored;
+  socket.set_option(asio::detail::socket_option::boolean<IPPROTO_TCP, TCP_CORK>(on), ignored);
+#else
+  (void)socket;
+  (void)on;
+#endif
+}
+
+}  // namespace
+
+void SubscriberConnection::Start(const asio::any_io_executor& executor,
+                                 asio::ip::tcp::socket& socket) {
   executor_ = executor;
+  socket_ = &socket;
   wake_.emplace(executor);
   Enqueue(std::make_shared<const std::string>(SubscribedMessage(spec().table->name)));
   GoLive(hub_);
@@ -55,11 +75,12 @@ void SubscriberConnection::Wake() {
   wake_->cancel();
 }
 
-void SubscriberConnection::Deliver(std::shared_ptr<const std::string> message) {
+void SubscriberConnection::Deliver(Messages messages) {
   if (!executor_) return;
-  asio::post(*executor_, [weak = weak_from_this(), message = std::move(message)]() mutable {
+  asio::post(*executor_, [weak = weak_from_this(), messages = std::move(messages)]() mutable {
     if (auto self = weak.lock()) {
-      static_cast<SubscriberConnection&>(*self).Enqueue(std::move(message));
+      auto& connection = static_cast<SubscriberConnection&>(*self);
+      for (auto& message : messages) connection.Enqueue(std::move(message));
     }
   });
 }
@@ -81,8 +102,16 @@ asio::awaitable<void> SubscriberConnection::WriteLoop() {
       co_return;
     }
     if (!queue_.empty()) {
-      const std::shared_ptr<const std::string> message = Pop();
-      if (!co_await SendMessage(*message)) co_return;
+      const bool backlog = queue_.size() > 1;
+      if (backlog) Cork(*socket_, true);
+      bool sent = true;
+      // Messages queued meanwhile join the backlog; a close requested meanwhile ends it.
+      while (sent && !queue_.empty() && !close_) {
+        const std::shared_ptr<const std::string> message = Pop();
+        sent = co_await SendMessage(*message);
+      }
+      if (backlog) Cork(*socket_, false);
+      if (!sent) co_return;
       last_sent = std::chrono::steady_clock::now();
       continue;
     }

@@ -13,6 +13,8 @@
 #include <utility>
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include "http/upgrade.hpp"
@@ -25,12 +27,13 @@ class SubscriberConnection : public Subscription, public http::UpgradeHandler {
   SubscriberConnection(Hub& hub, SubscriptionSpec spec, std::unique_ptr<SubscriptionSlot> slot)
       : Subscription(std::move(spec), std::move(slot)), hub_(hub) {}
 
-  void Deliver(std::shared_ptr<const std::string> message) override;
+  void Deliver(Messages messages) override;
   void Close(std::uint16_t code, std::string reason) override;
 
  protected:
   // Called on the connection's thread once it can send: queues `subscribed` and goes live.
-  void Start(const boost::asio::any_io_executor& executor);
+  // `socket` is corked while the writer sends a backlog (see WriteLoop).
+  void Start(const boost::asio::any_io_executor& executor, boost::asio::ip::tcp::socket& socket);
   void Enqueue(std::shared_ptr<const std::string> message);
   void RequestClose(std::uint16_t code, std::string reason);
   // The writer waits here for a message, a close or `deadline` (the next heartbeat).
@@ -39,6 +42,9 @@ class SubscriberConnection : public Subscription, public http::UpgradeHandler {
   void Wake();
   // The writer: queued messages in order, a heartbeat after kHeartbeatInterval without one, the
   // close once requested. Ends when the reader is done, the close is sent or a send fails.
+  // When several messages wait, the socket is corked while they are written, so they leave in
+  // as few TCP segments as fit rather than one each: under load, the cost of a send is paid
+  // per backlog, not per message.
   boost::asio::awaitable<void> WriteLoop();
 
   std::deque<std::shared_ptr<const std::string>> queue_;
@@ -53,6 +59,7 @@ class SubscriberConnection : public Subscription, public http::UpgradeHandler {
   Hub& hub_;
   std::optional<boost::asio::any_io_executor> executor_;  // set by Start
   std::optional<boost::asio::steady_timer> wake_;
+  boost::asio::ip::tcp::socket* socket_ = nullptr;  // set by Start
   std::size_t queued_bytes_ = 0;
 
  protected:

@@ -52,8 +52,11 @@ class Subscription : public std::enable_shared_from_this<Subscription> {
   // The names of `fields=`, empty when absent.
   const std::vector<std::string>& field_names() const { return field_names_; }
 
-  // Both may be called from any thread; they must not block.
-  virtual void Deliver(std::shared_ptr<const std::string> message) = 0;
+  // Messages in order; one shared text per message, however many subscribers get it.
+  using Messages = std::vector<std::shared_ptr<const std::string>>;
+  // Both may be called from any thread; they must not block. The hub hands each subscriber all
+  // its messages of one dispatch round at once: one hop onto its thread for the lot.
+  virtual void Deliver(Messages messages) = 0;
   virtual void Close(std::uint16_t code, std::string reason) = 0;
 
  protected:

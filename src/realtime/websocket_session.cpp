@@ -33,7 +33,7 @@ asio::awaitable<void> WebSocketSession::Run(asio::ip::tcp::socket& socket,
   // Clients wait for the 101 before they send frames, so no bytes past the request are pending.
   auto [accept_error] = co_await stream.async_accept(request, kUseTuple);
   if (accept_error) co_return;
-  Start(co_await asio::this_coro::executor);
+  Start(co_await asio::this_coro::executor, socket);
   asio::co_spawn(socket.get_executor(), ReadLoop(stream), [self](const std::exception_ptr&) {
     self->reader_done_ = true;
     self->Wake();

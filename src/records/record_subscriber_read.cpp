@@ -42,4 +42,29 @@ Result<std::optional<std::string>> RecordService::ReadAsSubscriber(
   return std::optional<std::string>(std::move(record));
 }
 
+Result<std::optional<bool>> RecordService::MatchesAsSubscriber(const config::Table& table,
+                                                               std::string_view role,
+                                                               std::int64_t id,
+                                                               const std::string& filter) {
+  const access::TableAccess& access = access_.For(table, role);
+  if (!access.Can(access::Action::kRead)) return detail::TableNotFound();
+  const RecordReader& reader = ReaderOf(table);
+  CAIRN_ASSIGN_OR_RETURN(query::Condition condition,
+                         query::CompileFilter(filter, table, access, database_.dialect()));
+  // One row per id: whether it exists, and whether the filter lets it through.
+  std::string matches =
+      condition.sql.empty() ? "1" : "CASE WHEN " + condition.sql + " THEN 1 ELSE 0 END";
+  std::vector<db::Value> params = std::move(condition.params);
+  params.emplace_back(id);
+  std::optional<bool> matched;
+  CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
+    matched.reset();
+    CAIRN_TRY(connection.Execute(
+        "SELECT " + matches + " FROM " + reader.table_sql() + " WHERE \"id\" = ?", params,
+        [&](const db::Row& row) { matched = row.GetInt64(0) == 1; }));
+    return {};
+  }));
+  return matched;
+}
+
 }  // namespace cairn::records
