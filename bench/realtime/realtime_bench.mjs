@@ -1,16 +1,20 @@
 // Realtime workloads (issue 20) against a running cairn (started by bench/realtime/run):
 //   write-rate   creates per second for WRITE_SECONDS with no subscriber, then with
-//                FANOUT_SUBSCRIBERS live ones (receiving every change), same run;
+//                FANOUT_SUBSCRIBERS live ones receiving every change, in the same run (and
+//                cairn's CPU time per write in each);
 //   idle-memory  cairn's RSS growth per idle subscription with SUBSCRIBERS open;
 //   fan-out      one change to SUBSCRIBERS subscribers: the time from its commit (the message's
 //                `timestamp`) to each receipt, p50/p99/max over LATENCY_ROUNDS changes.
-// Every subscriber needs a session and a user holds at most 10 live subscriptions, so the script
-// creates SUBSCRIBERS/10 users first. Prints one JSON object.
-import { createRequire } from 'node:module';
-import { readFileSync } from 'node:fs';
-
-const require = createRequire(new URL('../../tests/node/package.json', import.meta.url));
-const WebSocket = require('ws');
+// The subscribers are held by cairn_realtime_subscribers (subscriber_pool.cpp, SUBSCRIBERS_BIN),
+// a one-thread epoll client cheap enough per message not to be what is measured; this script
+// makes the users, writes through HTTP and reads the pool's counts. Every subscriber needs a
+// session and a user holds at most 10 live subscriptions, so SUBSCRIBERS/10 users are made.
+// Prints one JSON object.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 
 const env = (name, fallback) => process.env[name] ?? fallback;
 const BASE = env('CAIRN_URL');
@@ -22,6 +26,7 @@ const FANOUT_SUBSCRIBERS = Number(env('FANOUT_SUBSCRIBERS', 1000));
 const WRITE_SECONDS = Number(env('WRITE_SECONDS', 5));
 const WRITERS = Number(env('WRITERS', 8));
 const LATENCY_ROUNDS = Number(env('LATENCY_ROUNDS', 10));
+const SUBSCRIBERS_BIN = env('SUBSCRIBERS_BIN');
 
 const rssKb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${PID}/status`, 'utf8'))[1]);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -59,41 +64,31 @@ const tokens = await parallel(userCount, 16, async (i) => {
   return (await post('/api/auth/sign-in/email', { email, password: PASSWORD })).token;
 });
 
-// Opens `count` subscriptions; resolves once every one got `subscribed`.
-// A 503 (the database busy under the burst of handshakes) is retried after a moment.
-async function subscribe(count, onChange) {
-  const sockets = [];
-  const open = (i) => new Promise((resolve, reject) => {
-    const socket = new WebSocket(`${BASE.replace('http', 'ws')}/api/tables/items/subscribe`,
-                                 { headers: { Authorization: `Bearer ${tokens[Math.floor(i / 10)]}` } });
-    socket.on('message', (data) => {
-      const message = JSON.parse(data);
-      if (message.type === 'subscribed') { sockets.push(socket); resolve(true); }
-      else if (message.type === 'change') onChange(message);
-    });
-    socket.on('unexpected-response', (request, response) => {
-      if (response.statusCode === 503) resolve(false);
-      else reject(new Error(`subscribe: ${response.statusCode}`));
-    });
-    socket.on('error', reject);
-    socket.on('close', (code) => { if (code !== 1000 && code !== 1005) closes.set(code, (closes.get(code) || 0) + 1); });
-  });
-  await parallel(count, 100, async (i) => {
-    for (let attempt = 0; !(await open(i)); attempt++) {
-      if (attempt >= 20) throw new Error('subscribe: 503 twenty times');
-      await sleep(100);
-    }
-  });
-  return sockets;
+const tokensFile = join(mkdtempSync(join(tmpdir(), 'cairn-rt-')), 'tokens');
+writeFileSync(tokensFile, tokens.join('\n') + '\n');
+
+// `count` subscriptions held by the pool program; `ask` sends a command and resolves with the
+// numbers of its answer.
+async function pool(count) {
+  const child = spawn(SUBSCRIBERS_BIN, [new URL(BASE).port, '/api/tables/items/subscribe', tokensFile,
+                                        String(count)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const next = async () => (await lines.next()).value.split(' ');
+  const [, ready] = await next();
+  if (Number(ready) !== count) throw new Error(`only ${ready} of ${count} subscribed`);
+  return {
+    ask: async (command) => { child.stdin.write(command + '\n'); return (await next()).slice(1).map(Number); },
+    quit: async () => { child.stdin.end('quit\n'); await new Promise((resolve) => child.on('exit', resolve)); await sleep(1000); },
+  };
 }
-const closes = new Map();
-const close = async (sockets) => {
-  for (const socket of sockets) socket.close(1000);
-  await sleep(1000);
+const cpuMs = () => {
+  const fields = readFileSync(`/proc/${PID}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;  // utime + stime, 100 ticks a second
 };
 
 async function writeRate() {
   let done = 0;
+  const cpu = cpuMs();
   const until = Date.now() + WRITE_SECONDS * 1000;
   await Promise.all(Array.from({ length: WRITERS }, async () => {
     while (Date.now() < until) {
@@ -101,48 +96,47 @@ async function writeRate() {
       done++;
     }
   }));
-  return done / WRITE_SECONDS;
+  return { rate: done / WRITE_SECONDS, cpuMsPerWrite: (cpuMs() - cpu) / done };
 }
 
 const result = {};
-result.writes_per_second_without_subscribers = await writeRate();
-let received = 0;
-const fanout = await subscribe(FANOUT_SUBSCRIBERS, () => { received++; });
-result.writes_per_second_with_subscribers = await writeRate();
-result.write_rate_ratio = result.writes_per_second_with_subscribers / result.writes_per_second_without_subscribers;
+const without = await writeRate();
+const listeners = await pool(FANOUT_SUBSCRIBERS);
+const [receivedBefore] = await listeners.ask('count');
+const withListeners = await writeRate();
 await sleep(2000);
+const [receivedAfter, closedByServer] = await listeners.ask('count');
+await listeners.quit();
+result.writes_per_second_without_subscribers = without.rate;
+result.writes_per_second_with_subscribers = withListeners.rate;
+result.write_rate_ratio = withListeners.rate / without.rate;
+result.cairn_cpu_ms_per_write_without = without.cpuMsPerWrite;
+result.cairn_cpu_ms_per_write_with = withListeners.cpuMsPerWrite;
 result.fanout_subscribers = FANOUT_SUBSCRIBERS;
-result.fanout_messages_received = received;
-result.fanout_closed_by_server = Object.fromEntries(closes);
-await close(fanout);
+result.fanout_messages_expected = Math.round(withListeners.rate * WRITE_SECONDS) * FANOUT_SUBSCRIBERS;
+result.fanout_messages_received = receivedAfter - receivedBefore;
+result.fanout_closed_by_server = closedByServer;
 
 const before = rssKb();
-// Receipts may come before the write's own answer: keep them all by record id.
-const receipts = new Map();
-const sockets = await subscribe(SUBSCRIBERS, (message) => {
-  const list = receipts.get(message.recordId) ?? [];
-  list.push(Date.now() - Date.parse(message.timestamp));
-  receipts.set(message.recordId, list);
-});
+const subscribers = await pool(SUBSCRIBERS);
 await sleep(3000);
 result.subscribers = SUBSCRIBERS;
 result.idle_rss_growth_kb = rssKb() - before;
 result.idle_bytes_per_subscription = Math.round(result.idle_rss_growth_kb * 1024 / SUBSCRIBERS);
 
+// Receipts may come before the write's own answer: the pool times every change from here on.
+await subscribers.ask('time');
 const perRound = [];
 for (let i = 0; i < LATENCY_ROUNDS; i++) {
   const id = (await post('/api/tables/items/records', { fields: { name: 'l', amount: 2 } }, admin)).id;
-  const deadline = Date.now() + 10000;
-  while ((receipts.get(id)?.length ?? 0) < SUBSCRIBERS && Date.now() < deadline) await sleep(5);
-  const sorted = [...(receipts.get(id) ?? [])].sort((a, b) => a - b);
-  perRound.push({ received: sorted.length, p50: sorted[Math.floor(sorted.length * 0.5)],
-                  p99: sorted[Math.floor(sorted.length * 0.99)], max: sorted[sorted.length - 1] });
+  const [received, p50, p99, max] = await subscribers.ask(`latency ${id}`);
+  perRound.push({ received, p50, p99, max });
   await sleep(300);
 }
+await subscribers.quit();
 const median = (key) => [...perRound.map((r) => r[key])].sort((a, b) => a - b)[Math.floor(perRound.length / 2)];
 result.fanout_rounds = perRound;
 result.fanout_p99_ms_median_round = median('p99');
 result.fanout_max_ms_median_round = median('max');
-await close(sockets);
 console.log(JSON.stringify(result, null, 2));
 process.exit(0);

@@ -169,7 +169,17 @@ void Hub::Dispatch(const std::deque<records::RecordChange>& batch) {
       for (Subscription* member : members) outbox[member].push_back(message);
     }
   }
-  for (auto& [subscriber, messages] : outbox) subscriber->Deliver(std::move(messages));
+  // One hand-over per network thread: posting to each connection apart costs a wake-up of its
+  // thread and an allocation per subscriber.
+  std::unordered_map<const void*, Subscription::Batch> by_thread;
+  for (auto& [subscriber, messages] : outbox) {
+    std::shared_ptr<Subscription> owner = subscriber->shared_from_this();
+    by_thread[subscriber->thread()].emplace_back(std::move(owner), std::move(messages));
+  }
+  for (auto& [thread, batch] : by_thread) {
+    Subscription& first = *batch.front().first;
+    first.DeliverAll(std::move(batch));
+  }
 }
 
 std::shared_ptr<const std::string> Hub::Render(records::RecordService& service,

@@ -34,6 +34,7 @@ void SubscriberConnection::Start(const asio::any_io_executor& executor,
                                  asio::ip::tcp::socket& socket) {
   executor_ = executor;
   socket_ = &socket;
+  thread_ = &asio::query(executor, asio::execution::context_as<asio::execution_context&>);
   wake_.emplace(executor);
   Enqueue(std::make_shared<const std::string>(SubscribedMessage(spec().table->name)));
   GoLive(hub_);
@@ -80,6 +81,16 @@ void SubscriberConnection::Deliver(Messages messages) {
   asio::post(*executor_, [weak = weak_from_this(), messages = std::move(messages)]() mutable {
     if (auto self = weak.lock()) {
       auto& connection = static_cast<SubscriberConnection&>(*self);
+      for (auto& message : messages) connection.Enqueue(std::move(message));
+    }
+  });
+}
+
+void SubscriberConnection::DeliverAll(Batch batch) {
+  if (!executor_) return;
+  asio::post(*executor_, [batch = std::move(batch)]() mutable {
+    for (auto& [subscriber, messages] : batch) {
+      auto& connection = static_cast<SubscriberConnection&>(*subscriber);
       for (auto& message : messages) connection.Enqueue(std::move(message));
     }
   });

@@ -28,6 +28,8 @@ class SubscriberConnection : public Subscription, public http::UpgradeHandler {
       : Subscription(std::move(spec), std::move(slot)), hub_(hub) {}
 
   void Deliver(Messages messages) override;
+  void DeliverAll(Batch batch) override;
+  const void* thread() const override { return thread_; }
   void Close(std::uint16_t code, std::string reason) override;
 
  protected:
@@ -60,6 +62,7 @@ class SubscriberConnection : public Subscription, public http::UpgradeHandler {
   std::optional<boost::asio::any_io_executor> executor_;  // set by Start
   std::optional<boost::asio::steady_timer> wake_;
   boost::asio::ip::tcp::socket* socket_ = nullptr;  // set by Start
+  const void* thread_ = nullptr;                    // the executor's context, set by Start
   std::size_t queued_bytes_ = 0;
 
  protected:

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/model.hpp"
@@ -57,6 +58,12 @@ class Subscription : public std::enable_shared_from_this<Subscription> {
   // Both may be called from any thread; they must not block. The hub hands each subscriber all
   // its messages of one dispatch round at once: one hop onto its thread for the lot.
   virtual void Deliver(Messages messages) = 0;
+  // Many subscribers' messages at once. `batch` holds subscribers on this one's network thread
+  // (same thread() as this): one hop onto that thread for all of them, rather than one each.
+  using Batch = std::vector<std::pair<std::shared_ptr<Subscription>, Messages>>;
+  virtual void DeliverAll(Batch batch) = 0;
+  // Which network thread the connection lives on (an identity only; null before it is live).
+  virtual const void* thread() const = 0;
   virtual void Close(std::uint16_t code, std::string reason) = 0;
 
  protected:
