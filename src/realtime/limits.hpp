@@ -17,6 +17,11 @@ inline constexpr std::size_t kMaxClientFrameBytes = 4096;
 // changes come) is closed with 1013, so memory stays bounded whatever it does.
 inline constexpr std::size_t kMaxQueuedMessages = 1000;
 inline constexpr std::size_t kMaxQueuedBytes = std::size_t{1} << 20;
+// A connection writes at most once per this while changes keep coming: what arrives meanwhile
+// goes out together in one write. A change after a quiet spell is written at once; under a
+// stream of changes each waits at most this long, and the cost of a write (a system call) is
+// shared by all the messages it carries.
+inline constexpr std::chrono::milliseconds kCoalesceWindow{20};
 // Committed changes waiting for the dispatcher; past this the change is dropped and the table's
 // subscribers get a `resync` message instead.
 inline constexpr std::size_t kMaxPendingChanges = 100'000;

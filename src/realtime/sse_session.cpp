@@ -76,12 +76,10 @@ asio::awaitable<void> SseSession::ReadLoop(asio::ip::tcp::socket& socket) {
   }
 }
 
-asio::awaitable<bool> SseSession::SendMessage(const std::string& message) {
-  // The event around the shared message text, without copying it.
-  const std::array<asio::const_buffer, 3> event{asio::buffer(kEventStart), asio::buffer(message),
-                                                asio::buffer(kEventEnd)};
-  auto [error, bytes] = co_await asio::async_write(*socket_, event, kUseTuple);
-  co_return !error;
+void SseSession::Frame(const std::string& message, std::string& out) const {
+  out += kEventStart;
+  out += message;
+  out += kEventEnd;
 }
 
 asio::awaitable<void> SseSession::SendClose(std::uint16_t code, const std::string& reason) {

@@ -20,7 +20,7 @@ class SseSession final : public SubscriberConnection {
 
  private:
   boost::asio::awaitable<void> ReadLoop(boost::asio::ip::tcp::socket& socket);
-  boost::asio::awaitable<bool> SendMessage(const std::string& message) override;
+  void Frame(const std::string& message, std::string& out) const override;
   boost::asio::awaitable<void> SendClose(std::uint16_t code, const std::string& reason) override;
 
   boost::asio::ip::tcp::socket* socket_ = nullptr;  // while Run runs

@@ -1,11 +1,9 @@
 #include "realtime/subscriber_connection.hpp"
 
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 
 #include "realtime/hub.hpp"
 #include "realtime/limits.hpp"
@@ -14,21 +12,6 @@
 namespace cairn::realtime {
 
 namespace asio = boost::asio;
-
-namespace {
-
-// TCP_CORK holds partial segments back until it is taken off (Linux); elsewhere nothing.
-void Cork(asio::ip::tcp::socket& socket, bool on) {
-#ifdef TCP_CORK
-  boost::system::error_code ignored;
-  socket.set_option(asio::detail::socket_option::boolean<IPPROTO_TCP, TCP_CORK>(on), ignored);
-#else
-  (void)socket;
-  (void)on;
-#endif
-}
-
-}  // namespace
 
 void SubscriberConnection::Start(const asio::any_io_executor& executor,
                                  asio::ip::tcp::socket& socket) {
@@ -48,7 +31,7 @@ void SubscriberConnection::Enqueue(std::shared_ptr<const std::string> message) {
   }
   queued_bytes_ += message->size();
   queue_.push_back(std::move(message));
-  wake_->cancel();
+  if (!coalescing_) wake_->cancel();  // a writer coalescing wakes at the window's end anyway
 }
 
 std::shared_ptr<const std::string> SubscriberConnection::Pop() {
@@ -105,25 +88,35 @@ void SubscriberConnection::Close(std::uint16_t code, std::string reason) {
   });
 }
 
+asio::awaitable<bool> SubscriberConnection::Flush() {
+  sending_.swap(outgoing_);
+  outgoing_.clear();
+  auto [error, bytes] = co_await asio::async_write(*socket_, asio::buffer(sending_),
+                                                   asio::as_tuple(asio::use_awaitable));
+  sending_.clear();
+  co_return !error;
+}
+
 asio::awaitable<void> SubscriberConnection::WriteLoop() {
   auto last_sent = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_write;  // none yet: the first goes at once
   while (!reader_done_) {
     if (close_) {
+      if (!outgoing_.empty() && !co_await Flush()) co_return;
       co_await SendClose(close_->first, close_->second);
       co_return;
     }
-    if (!queue_.empty()) {
-      const bool backlog = queue_.size() > 1;
-      if (backlog) Cork(*socket_, true);
-      bool sent = true;
-      // Messages queued meanwhile join the backlog; a close requested meanwhile ends it.
-      while (sent && !queue_.empty() && !close_) {
-        const std::shared_ptr<const std::string> message = Pop();
-        sent = co_await SendMessage(*message);
+    if (!queue_.empty() || !outgoing_.empty()) {
+      if (std::chrono::steady_clock::now() < last_write + kCoalesceWindow) {
+        coalescing_ = true;
+        co_await WaitUntil(last_write + kCoalesceWindow);
+        coalescing_ = false;
+        continue;
       }
-      if (backlog) Cork(*socket_, false);
-      if (!sent) co_return;
-      last_sent = std::chrono::steady_clock::now();
+      while (!queue_.empty()) Frame(*Pop(), outgoing_);
+      if (!co_await Flush()) co_return;
+      last_write = std::chrono::steady_clock::now();
+      last_sent = last_write;
       continue;
     }
     if (std::chrono::steady_clock::now() - last_sent >= kHeartbeatInterval) {

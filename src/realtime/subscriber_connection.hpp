@@ -44,26 +44,34 @@ class SubscriberConnection : public Subscription, public http::UpgradeHandler {
   void Wake();
   // The writer: queued messages in order, a heartbeat after kHeartbeatInterval without one, the
   // close once requested. Ends when the reader is done, the close is sent or a send fails.
-  // When several messages wait, the socket is corked while they are written, so they leave in
-  // as few TCP segments as fit rather than one each: under load, the cost of a send is paid
+  // Every message waiting when it wakes is framed into one buffer and sent in one write: under
+  // load the cost of a send (a system call, and on loopback the receiver's TCP work too) is paid
   // per backlog, not per message.
   boost::asio::awaitable<void> WriteLoop();
 
   std::deque<std::shared_ptr<const std::string>> queue_;
+  std::string outgoing_;                                        // framed bytes for the next write
   std::optional<std::pair<std::uint16_t, std::string>> close_;  // the writer closes with it
   bool reader_done_ = false;
 
  private:
-  // The transport under WriteLoop: one message (false when the connection failed), the close.
-  virtual boost::asio::awaitable<bool> SendMessage(const std::string& message) = 0;
+  // The transport under WriteLoop: a message as it goes on the wire, appended to `out`; the
+  // close (after every framed byte was sent).
+  virtual void Frame(const std::string& message, std::string& out) const = 0;
   virtual boost::asio::awaitable<void> SendClose(std::uint16_t code, const std::string& reason) = 0;
 
   Hub& hub_;
   std::optional<boost::asio::any_io_executor> executor_;  // set by Start
   std::optional<boost::asio::steady_timer> wake_;
+  // Sends outgoing_ (moved aside first: the transport may append while it is written); false
+  // when the connection failed.
+  boost::asio::awaitable<bool> Flush();
+
   boost::asio::ip::tcp::socket* socket_ = nullptr;  // set by Start
+  std::string sending_;                             // the bytes of the write under way
   const void* thread_ = nullptr;                    // the executor's context, set by Start
   std::size_t queued_bytes_ = 0;
+  bool coalescing_ = false;  // the writer waits out kCoalesceWindow: new messages need not wake it
 
  protected:
   // Takes the next queued message (the queue must not be empty).

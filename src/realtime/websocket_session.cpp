@@ -27,7 +27,11 @@ asio::awaitable<void> WebSocketSession::Run(asio::ip::tcp::socket& socket,
                                             const http::BeastRequest& request) {
   // Keeps this object alive while the loops run (the hub only holds weak references).
   auto self = std::static_pointer_cast<WebSocketSession>(shared_from_this());
-  Stream stream(socket);
+  // Beast writes through the channel straight to the socket until the writer starts; from then
+  // on what it writes joins the writer's bytes (websocket_channel.hpp).
+  WebSocketChannel channel(
+      socket, outgoing_, [this] { Wake(); }, 2 * kMaxQueuedBytes);
+  Stream stream(channel);
   stream.read_message_max(kMaxClientFrameBytes);
   stream.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
   // Clients wait for the 101 before they send frames, so no bytes past the request are pending.
@@ -38,8 +42,9 @@ asio::awaitable<void> WebSocketSession::Run(asio::ip::tcp::socket& socket,
     self->reader_done_ = true;
     self->Wake();
   });
-  stream.text(true);
   stream_ = &stream;
+  channel_ = &channel;
+  channel.set_queued(true);
   co_await WriteLoop();
   // The writer ended (closed, or the connection failed): end the reader too before the stream
   // goes away with this frame.
@@ -65,12 +70,29 @@ asio::awaitable<void> WebSocketSession::ReadLoop(Stream& stream) {
   }
 }
 
-asio::awaitable<bool> WebSocketSession::SendMessage(const std::string& message) {
-  auto [error, bytes] = co_await stream_->async_write(asio::buffer(message), kUseTuple);
-  co_return !error;
+void WebSocketSession::Frame(const std::string& message, std::string& out) const {
+  // A final text frame (RFC 6455 5.2), unmasked as a server's are; no extension is negotiated.
+  out.push_back(static_cast<char>(0x81));
+  const std::size_t size = message.size();
+  if (size < 126) {
+    out.push_back(static_cast<char>(size));
+  } else if (size <= 0xffff) {
+    out.push_back(static_cast<char>(126));
+    out.push_back(static_cast<char>(size >> 8));
+    out.push_back(static_cast<char>(size & 0xff));
+  } else {
+    out.push_back(static_cast<char>(127));
+    for (int shift = 56; shift >= 0; shift -= 8) {
+      out.push_back(static_cast<char>((static_cast<std::uint64_t>(size) >> shift) & 0xff));
+    }
+  }
+  out += message;
 }
 
 asio::awaitable<void> WebSocketSession::SendClose(std::uint16_t code, const std::string& reason) {
+  // Every framed byte is out (WriteLoop): Beast writes the close itself, and waits for the
+  // answer, so its frames go straight to the socket again.
+  channel_->set_queued(false);
   // The outcome does not matter: the connection ends either way.
   co_await stream_->async_close(
       websocket::close_reason(static_cast<websocket::close_code>(code), reason), kUseTuple);

@@ -7,6 +7,7 @@
 #include <boost/beast/websocket/stream.hpp>
 
 #include "realtime/subscriber_connection.hpp"
+#include "realtime/websocket_channel.hpp"
 
 namespace cairn::realtime {
 
@@ -19,12 +20,13 @@ class WebSocketSession final : public SubscriberConnection {
                                    const http::BeastRequest& request) override;
 
  private:
-  using Stream = boost::beast::websocket::stream<boost::asio::ip::tcp::socket&>;
+  using Stream = boost::beast::websocket::stream<WebSocketChannel&>;
   boost::asio::awaitable<void> ReadLoop(Stream& stream);
-  boost::asio::awaitable<bool> SendMessage(const std::string& message) override;
+  void Frame(const std::string& message, std::string& out) const override;
   boost::asio::awaitable<void> SendClose(std::uint16_t code, const std::string& reason) override;
 
-  Stream* stream_ = nullptr;  // while Run runs
+  Stream* stream_ = nullptr;             // while Run runs
+  WebSocketChannel* channel_ = nullptr;  // while Run runs
 };
 
 }  // namespace cairn::realtime
