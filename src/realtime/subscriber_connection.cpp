@@ -115,6 +115,7 @@ asio::awaitable<void> SubscriberConnection::WriteLoop() {
       }
       while (!queue_.empty()) Frame(*Pop(), outgoing_);
       if (!co_await Flush()) co_return;
+      if (outgoing_.empty()) Settled();
       last_write = std::chrono::steady_clock::now();
       last_sent = last_write;
       continue;
@@ -123,6 +124,7 @@ asio::awaitable<void> SubscriberConnection::WriteLoop() {
       Enqueue(std::make_shared<const std::string>(HeartbeatMessage()));
       continue;
     }
+    Settled();
     co_await WaitUntil(last_sent + kHeartbeatInterval);
   }
 }

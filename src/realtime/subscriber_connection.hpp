@@ -58,6 +58,8 @@ class SubscriberConnection : public Subscription, public http::UpgradeHandler {
   // The transport under WriteLoop: a message as it goes on the wire, appended to `out`; the
   // close (after every framed byte was sent).
   virtual void Frame(const std::string& message, std::string& out) const = 0;
+  // The writer holds no more bytes: what the transport held back for that may proceed.
+  virtual void Settled() {}
   virtual boost::asio::awaitable<void> SendClose(std::uint16_t code, const std::string& reason) = 0;
 
   Hub& hub_;

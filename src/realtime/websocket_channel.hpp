@@ -3,15 +3,19 @@
 // (`queued`): then the frames Beast writes on its own (a pong, the answer to a client's close)
 // are appended to the writer's outgoing bytes and the writer is woken to send them. So the
 // writer can send many pre-framed messages in one write, and nothing Beast writes ever lands
-// between the bytes of one of them.
+// between the bytes of one of them. A teardown Beast starts (after its close frame) waits until
+// the writer has sent those bytes.
 #pragma once
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 
+#include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/async_result.hpp>
+#include <boost/asio/bind_executor.hpp>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/error.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -75,10 +79,37 @@ class WebSocketChannel {
                        boost::system::error_code& error) {
     boost::beast::websocket::teardown(role, channel.socket_, error);
   }
+  // While queued, the writer may still hold what Beast wrote before (its close frame): the
+  // teardown waits for ReleaseTeardown.
   template <class Handler>
   friend void async_teardown(boost::beast::role_type role, WebSocketChannel& channel,
                              Handler&& handler) {
-    boost::beast::websocket::async_teardown(role, channel.socket_, std::forward<Handler>(handler));
+    if (!channel.queued_) {
+      boost::beast::websocket::async_teardown(role, channel.socket_,
+                                              std::forward<Handler>(handler));
+      return;
+    }
+    channel.teardown_role_ = role;
+    channel.teardown_.emplace(std::forward<Handler>(handler));
+    channel.wake_();
+  }
+
+  // Called by the writer when it holds no more bytes (or stopped): a teardown Beast asked for
+  // runs now, and Beast writes straight to the socket from then on.
+  void ReleaseTeardown() {
+    if (!teardown_) return;
+    queued_ = false;
+    Teardown handler = std::move(*teardown_);
+    teardown_.reset();
+    // Run on the socket's executor (a type-erased handler's own executor cannot be required
+    // never to block, which the teardown's completion asks for).
+    boost::beast::websocket::async_teardown(
+        teardown_role_, socket_,
+        boost::asio::bind_executor(
+            socket_.get_executor(),
+            [handler = std::move(handler)](boost::system::error_code error) mutable {
+              std::move(handler)(error);
+            }));
   }
 
  private:
@@ -87,6 +118,9 @@ class WebSocketChannel {
   std::function<void()> wake_;
   std::size_t limit_;
   bool queued_ = false;
+  using Teardown = boost::asio::any_completion_handler<void(boost::system::error_code)>;
+  std::optional<Teardown> teardown_;
+  boost::beast::role_type teardown_role_ = boost::beast::role_type::server;
 };
 
 }  // namespace cairn::realtime

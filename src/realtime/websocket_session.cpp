@@ -46,6 +46,8 @@ asio::awaitable<void> WebSocketSession::Run(asio::ip::tcp::socket& socket,
   channel_ = &channel;
   channel.set_queued(true);
   co_await WriteLoop();
+  channel.ReleaseTeardown();  // the writer is gone: nothing more is held back
+  channel.set_queued(false);
   // The writer ended (closed, or the connection failed): end the reader too before the stream
   // goes away with this frame.
   if (!reader_done_) {

@@ -23,6 +23,7 @@ class WebSocketSession final : public SubscriberConnection {
   using Stream = boost::beast::websocket::stream<WebSocketChannel&>;
   boost::asio::awaitable<void> ReadLoop(Stream& stream);
   void Frame(const std::string& message, std::string& out) const override;
+  void Settled() override { channel_->ReleaseTeardown(); }
   boost::asio::awaitable<void> SendClose(std::uint16_t code, const std::string& reason) override;
 
   Stream* stream_ = nullptr;             // while Run runs
