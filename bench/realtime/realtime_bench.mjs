@@ -11,9 +11,9 @@
 // session and a user holds at most 10 live subscriptions, so SUBSCRIBERS/10 users are made.
 // Prints one JSON object.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const env = (name, fallback) => process.env[name] ?? fallback;
@@ -138,5 +138,6 @@ const median = (key) => [...perRound.map((r) => r[key])].sort((a, b) => a - b)[M
 result.fanout_rounds = perRound;
 result.fanout_p99_ms_median_round = median('p99');
 result.fanout_max_ms_median_round = median('max');
+rmSync(dirname(tokensFile), { recursive: true, force: true });
 console.log(JSON.stringify(result, null, 2));
 process.exit(0);
