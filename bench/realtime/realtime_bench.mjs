@@ -99,24 +99,9 @@ async function writeRate() {
   return { rate: done / WRITE_SECONDS, cpuMsPerWrite: (cpuMs() - cpu) / done };
 }
 
+// Memory and fan-out first, on a fresh process (later phases would reuse memory freed by
+// earlier ones); then the write rates.
 const result = {};
-const without = await writeRate();
-const listeners = await pool(FANOUT_SUBSCRIBERS);
-const [receivedBefore] = await listeners.ask('count');
-const withListeners = await writeRate();
-await sleep(2000);
-const [receivedAfter, closedByServer] = await listeners.ask('count');
-await listeners.quit();
-result.writes_per_second_without_subscribers = without.rate;
-result.writes_per_second_with_subscribers = withListeners.rate;
-result.write_rate_ratio = withListeners.rate / without.rate;
-result.cairn_cpu_ms_per_write_without = without.cpuMsPerWrite;
-result.cairn_cpu_ms_per_write_with = withListeners.cpuMsPerWrite;
-result.fanout_subscribers = FANOUT_SUBSCRIBERS;
-result.fanout_messages_expected = Math.round(withListeners.rate * WRITE_SECONDS) * FANOUT_SUBSCRIBERS;
-result.fanout_messages_received = receivedAfter - receivedBefore;
-result.fanout_closed_by_server = closedByServer;
-
 const before = rssKb();
 const subscribers = await pool(SUBSCRIBERS);
 await sleep(3000);
@@ -138,6 +123,24 @@ const median = (key) => [...perRound.map((r) => r[key])].sort((a, b) => a - b)[M
 result.fanout_rounds = perRound;
 result.fanout_p99_ms_median_round = median('p99');
 result.fanout_max_ms_median_round = median('max');
+
+const without = await writeRate();
+const listeners = await pool(FANOUT_SUBSCRIBERS);
+const [receivedBefore] = await listeners.ask('count');
+const withListeners = await writeRate();
+await sleep(2000);
+const [receivedAfter, closedByServer] = await listeners.ask('count');
+await listeners.quit();
+result.writes_per_second_without_subscribers = without.rate;
+result.writes_per_second_with_subscribers = withListeners.rate;
+result.write_rate_ratio = withListeners.rate / without.rate;
+result.cairn_cpu_ms_per_write_without = without.cpuMsPerWrite;
+result.cairn_cpu_ms_per_write_with = withListeners.cpuMsPerWrite;
+result.fanout_subscribers = FANOUT_SUBSCRIBERS;
+result.fanout_messages_expected = Math.round(withListeners.rate * WRITE_SECONDS) * FANOUT_SUBSCRIBERS;
+result.fanout_messages_received = receivedAfter - receivedBefore;
+result.fanout_closed_by_server = closedByServer;
+
 rmSync(dirname(tokensFile), { recursive: true, force: true });
 console.log(JSON.stringify(result, null, 2));
 process.exit(0);
