@@ -102,12 +102,22 @@ async function writeRate() {
 // Memory and fan-out first, on a fresh process (later phases would reuse memory freed by
 // earlier ones); then the write rates.
 const result = {};
+// Two figures: the growth over all of them from the fresh process (its first-use growth
+// included), and the growth per subscription past the first tenth (what one more costs).
 const before = rssKb();
-const subscribers = await pool(SUBSCRIBERS);
+const warm = Math.ceil(SUBSCRIBERS / 10);
+const subscribers = await pool(warm);
+await sleep(1000);
+const warmed = rssKb();
+const [opened] = await subscribers.ask(`open ${SUBSCRIBERS - warm}`);
+if (opened !== SUBSCRIBERS) throw new Error(`only ${opened} of ${SUBSCRIBERS} subscribed`);
 await sleep(3000);
+const after = rssKb();
 result.subscribers = SUBSCRIBERS;
-result.idle_rss_growth_kb = rssKb() - before;
-result.idle_bytes_per_subscription = Math.round(result.idle_rss_growth_kb * 1024 / SUBSCRIBERS);
+result.idle_rss_growth_kb = after - before;
+result.idle_bytes_per_subscription = Math.round((after - before) * 1024 / SUBSCRIBERS);
+result.idle_bytes_per_subscription_past_first_tenth =
+  Math.round((after - warmed) * 1024 / (SUBSCRIBERS - warm));
 
 // Receipts may come before the write's own answer: the pool times every change from here on.
 await subscribers.ask('time');

@@ -9,6 +9,7 @@
 // Opens <count> subscriptions to ws://127.0.0.1:<port><target>, subscription i with the Bearer
 // token on line i/10 of <tokens-file> (a user holds at most 10), and prints `ready <n>` once n
 // got `subscribed`. Then it answers commands on stdin, one line each:
+//   open <n>      → `opened <subscribed in all>`: <n> more subscriptions (the next tokens)
 //   count         → `count <change messages received so far> <closed by the server>`
 //   time          → `timing`: from now on every change's receipt is timed
 //   latency <id>  → `latency <receipts> <p50> <p99> <max>`: milliseconds from the change's
@@ -28,6 +29,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -85,12 +87,17 @@ class Pool {
     epoll_ = epoll_create1(0);
   }
 
-  // Opens `count` subscriptions, at most `window` handshakes in flight.
+  // Opens `count` more subscriptions, at most `window` handshakes in flight.
   void Open(int count, int window) {
-    connections_.resize(count);
-    int next = 0;
-    while (subscribed_ + failed_ < count) {
-      while (next < count && next - subscribed_ - failed_ < window) Connect(next++);
+    int next = static_cast<int>(connections_.size());
+    const int total = next + count;
+    if (total > static_cast<int>(tokens_.size()) * 10) {
+      std::fprintf(stderr, "%d subscriptions need %d tokens\n", total, (total + 9) / 10);
+      std::exit(2);
+    }
+    connections_.resize(static_cast<std::size_t>(total));
+    while (subscribed_ + failed_ < total) {
+      while (next < total && next - subscribed_ - failed_ < window) Connect(next++);
       Poll(100);
     }
   }
@@ -265,7 +272,10 @@ int main(int argc, char** argv) {
     pollfd input{0, POLLIN, 0};
     if (poll(&input, 1, 0) > 0) {
       if (!std::getline(std::cin, line) || line == "quit") break;
-      if (line == "count") {
+      if (line.rfind("open ", 0) == 0) {
+        pool.Open(std::stoi(line.substr(5)), 100);
+        std::printf("opened %d\n", pool.subscribed());
+      } else if (line == "count") {
         std::printf("count %lld %d\n", static_cast<long long>(pool.changes()), pool.closed());
       } else if (line == "time") {
         pool.timing_ = true;

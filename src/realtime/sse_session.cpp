@@ -43,12 +43,15 @@ std::string Event(std::string_view message) {
 }  // namespace
 
 asio::awaitable<void> SseSession::Run(asio::ip::tcp::socket& socket,
-                                      boost::beast::flat_buffer& /*buffer*/,
+                                      boost::beast::flat_buffer& buffer,
                                       const http::BeastRequest& /*request*/) {
   auto self = std::static_pointer_cast<SseSession>(shared_from_this());
   auto [header_error, header_bytes] =
       co_await asio::async_write(socket, asio::buffer(kHeader), kUseTuple);
   if (header_error) co_return;
+  // The request's read buffer is not read again: its memory goes back for the connection's life.
+  buffer.clear();
+  buffer.shrink_to_fit();
   Start(co_await asio::this_coro::executor, socket);
   asio::co_spawn(socket.get_executor(), ReadLoop(socket), [self](const std::exception_ptr&) {
     self->reader_done_ = true;

@@ -23,7 +23,7 @@ constexpr auto kUseTuple = asio::as_tuple(asio::use_awaitable);
 }  // namespace
 
 asio::awaitable<void> WebSocketSession::Run(asio::ip::tcp::socket& socket,
-                                            beast::flat_buffer& /*buffer*/,
+                                            beast::flat_buffer& buffer,
                                             const http::BeastRequest& request) {
   // Keeps this object alive while the loops run (the hub only holds weak references).
   auto self = std::static_pointer_cast<WebSocketSession>(shared_from_this());
@@ -37,6 +37,9 @@ asio::awaitable<void> WebSocketSession::Run(asio::ip::tcp::socket& socket,
   // Clients wait for the 101 before they send frames, so no bytes past the request are pending.
   auto [accept_error] = co_await stream.async_accept(request, kUseTuple);
   if (accept_error) co_return;
+  // The request's read buffer is not read again: its memory goes back for the connection's life.
+  buffer.clear();
+  buffer.shrink_to_fit();
   Start(co_await asio::this_coro::executor, socket);
   asio::co_spawn(socket.get_executor(), ReadLoop(stream), [self](const std::exception_ptr&) {
     self->reader_done_ = true;
