@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
@@ -420,19 +421,36 @@ TEST(LiveNodes, ASecondNodeFollowsAuthBucketsAndAnalytics) {
   first.Ok("POST", kBase + "/draft/auth/strategies", R"({"type":"magicLink"})");
   first.Ok("POST", kBase + "/draft/buckets", R"({"name":"photos"})");
   first.Ok("POST", kBase + "/draft/analytics", "true");
+  const auto published = std::chrono::steady_clock::now();
   ASSERT_EQ(first.Publish(), 2);
+  const auto switched = std::chrono::steady_clock::now();
 
   EXPECT_TRUE(WaitForStatus([&] { return second.RequestMagicLink("n@example.com").status; }, 200));
+  std::printf(
+      "publish took %lld ms; the second node served it %lld ms after the publish answered\n",
+      static_cast<long long>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(switched - published).count()),
+      static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::steady_clock::now() - switched)
+                                 .count()));
   EXPECT_EQ(second.Upload("photos", "a.txt", "from the second node").status, 201);
   EXPECT_EQ(first.Download("photos", "a.txt").body, "from the second node");
   EXPECT_EQ(second.Collect("/").status, 204);
   EXPECT_EQ(second.auth().GetAs(early.token, "/api/auth/get-session").Json().at("user").at("id"),
             json::value(early.user_id));
 
-  // And back, published on the second node.
+  // And back, published on the second node. (Polled on a route both versions have: an answer
+  // of the old version checked against the new version's documents would not match.)
   second.Ok("POST", kBase + "/draft/analytics", "false");
   ASSERT_EQ(second.Publish(), 3);
-  EXPECT_TRUE(WaitForStatus([&] { return first.Collect("/").status; }, 404));
+  EXPECT_TRUE(WaitForStatus(
+      [&] {
+        // The diff names the version this node serves (status reads the database's).
+        const json::value diff = first.Ok("GET", kBase + "/diff");
+        return diff.is_object() && diff.at("activeVersion") == 3 ? 200 : 0;
+      },
+      200));
+  EXPECT_EQ(first.Collect("/").status, 404);
 }
 
 }  // namespace
