@@ -2,7 +2,9 @@
 
 #include <boost/json/parse.hpp>
 
+#include "config/model.hpp"
 #include "openapi/shared_schemas.hpp"
+#include "records/field_codec.hpp"
 #include "records/limits.hpp"
 
 namespace cairn::api {
@@ -93,6 +95,56 @@ const value& RecordExample() {
   return example;
 }
 
+// The first example of the display schema the codec gives `field`, its own formatter's output.
+value DisplayExample(const config::Field& field) {
+  const value schema = records::CodecOf(field).DisplayJsonSchema(field);
+  const value* examples =
+      schema.is_object() ? schema.get_object().if_contains("examples") : nullptr;
+  return examples != nullptr && examples->is_array() && !examples->get_array().empty()
+             ? examples->get_array().front()
+             : value(nullptr);
+}
+
+// A record read with format=raw and with format=display (one record of a table with a budget in
+// USD, a due date and an estimate in h:mm): the display values come from the codecs.
+std::pair<value, value> ReadExamples() {
+  config::Field budget;
+  budget.type = config::FieldType::kCurrency;
+  budget.scale = 2;
+  budget.currency = "USD";
+  config::Field due;
+  due.type = config::FieldType::kDate;
+  config::Field estimate;
+  estimate.type = config::FieldType::kDuration;
+  value raw = RecordExample();
+  value display = raw;
+  raw.get_object()["fields"] = Parse(
+      R"({"title":"Write the report","budget":1234567.55,"due":"2026-11-24","estimate":3900})");
+  display.get_object()["fields"] = object{{"title", "Write the report"},
+                                          {"budget", DisplayExample(budget)},
+                                          {"due", DisplayExample(due)},
+                                          {"estimate", DisplayExample(estimate)}};
+  return {std::move(raw), std::move(display)};
+}
+
+// The named examples of a read answer: raw, and display (`list`: a page of one record).
+value ReadAnswerExamples(bool list) {
+  auto [raw, display] = ReadExamples();
+  const auto page = [list](value record) -> value {
+    if (!list) return record;
+    return object{{"records", array{std::move(record)}},
+                  {"pagination", object{{"total", 1},
+                                        {"limit", records::kDefaultListLimit},
+                                        {"offset", 0},
+                                        {"page", 1},
+                                        {"totalPages", 1}}}};
+  };
+  return object{{"raw", object{{"summary", "format=raw (the default): values as stored"},
+                               {"value", page(std::move(raw))}}},
+                {"display", object{{"summary", "format=display: values as people read them"},
+                                   {"value", page(std::move(display))}}}};
+}
+
 }  // namespace
 
 void DescribeRecordRoute(http::RouteSpec& spec, std::string_view suffix) {
@@ -101,7 +153,13 @@ void DescribeRecordRoute(http::RouteSpec& spec, std::string_view suffix) {
     return method == m && suffix == s;
   };
   const value record = SchemaRef(openapi::kRecord);
-  const value list = SchemaRef(openapi::kRecordList);
+  // A read taking `format` answers either shape; each component says which (x-cairn-format).
+  const value read = openapi::RawOrDisplay(openapi::kRecord, openapi::kRecordDisplay);
+  const value list = openapi::RawOrDisplay(openapi::kRecordList, openapi::kRecordListDisplay);
+  const auto read_ok = [&](std::string description, const value& schema, bool is_list) {
+    spec.responses.push_back({200, std::move(description) + " (format=raw or display)", schema,
+                              nullptr, ReadAnswerExamples(is_list)});
+  };
   const auto ok = [&](int status, std::string description, value schema, value example = nullptr) {
     spec.responses.push_back(
         {status, std::move(description), std::move(schema), std::move(example)});
@@ -120,11 +178,11 @@ void DescribeRecordRoute(http::RouteSpec& spec, std::string_view suffix) {
   } else if (is("GET", "/records")) {
     spec.operation_id = "listRecords";
     spec.query = ListParams();
-    ok(200, "A page of records", list);
+    read_ok("A page of records", list, true);
   } else if (is("GET", "/trash")) {
     spec.operation_id = "listTrash";
     spec.query = ListParams();
-    ok(200, "A page of soft-deleted records", list);
+    read_ok("A page of soft-deleted records", list, true);
   } else if (is("POST", "/records/batch")) {
     spec.operation_id = "createRecords";
     spec.body_doc =
@@ -178,7 +236,7 @@ void DescribeRecordRoute(http::RouteSpec& spec, std::string_view suffix) {
   } else if (is("GET", "/records/{recordId}")) {
     spec.operation_id = "getRecord";
     spec.query = ReadParams();
-    ok(200, "The record", record, RecordExample());
+    read_ok("The record", read, false);
   } else if (is("PATCH", "/records/{recordId}")) {
     spec.operation_id = "updateRecord";
     spec.body_doc = SchemaRef(openapi::kRecordUpdate);
@@ -219,7 +277,7 @@ void DescribeRecordRoute(http::RouteSpec& spec, std::string_view suffix) {
   } else if (is("GET", "/views/{viewId}/records")) {
     spec.operation_id = "listViewRecords";
     spec.query = ListParams();
-    ok(200, "A page of the view's records", list);
+    read_ok("A page of the view's records", list, true);
   }
 }
 

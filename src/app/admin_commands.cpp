@@ -16,6 +16,7 @@
 #include "records/comment_schema.hpp"
 #include "records/record_service.hpp"
 #include "schema/migrator.hpp"
+#include "schema_edit/startup_version.hpp"
 
 namespace cairn::app {
 namespace {
@@ -96,12 +97,6 @@ int AdminPurgeDue(const std::string& config_path, const Flags& flags) {
     PrintIssues(outcome.issues);
     return kExitInvalid;
   }
-  const config::AppConfig& config = *outcome.config;
-  if (!config.auth) {
-    std::cerr << "cairn: purge-due needs a config with an auth section (accounts and the trash "
-                 "exist only with one)\n";
-    return kExitInvalid;
-  }
   db::DatabaseOptions db_options;
   db_options.url = settings->database_url;
   db_options.sqlite_path = (std::filesystem::path(settings->data_dir) / "cairn.db").string();
@@ -111,9 +106,25 @@ int AdminPurgeDue(const std::string& config_path, const Flags& flags) {
     PrintError(database.error());
     return kExitInvalid;
   }
+  // The tables are as the active schema version describes them (D51: a publish may have
+  // changed them since the file was written); the file only before a first start.
+  auto active = schema_edit::ReadActiveConfig(**database);
+  if (!active.ok()) {
+    PrintError(active.error());
+    (*database)->Close();
+    return kExitInvalid;
+  }
+  const config::AppConfig& config = *active ? **active : *outcome.config;
+  if (!config.auth) {
+    std::cerr << "cairn: purge-due needs a config with an auth section (accounts and the trash "
+                 "exist only with one)\n";
+    (*database)->Close();
+    return kExitInvalid;
+  }
   db::Database& db = **database;
   Status ready = [&]() -> Status {
-    // The records code reads the tables as the config describes them: they must match.
+    // The records code reads the tables as the config describes them: they must match (removals
+    // kept until prune are not a difference).
     CAIRN_ASSIGN_OR_RETURN(auto plan, schema::MigrateToConfig(db, config, {false, true}));
     if (plan.changed()) {
       return Error::Validation(

@@ -41,6 +41,9 @@ struct ResponseSpec {
   std::string description;
   boost::json::value schema;   // null → no body; documentation only (may $ref the shared schemas)
   boost::json::value example;  // null → none
+  // null → none; else named examples, {"<name>": {"summary": …, "value": …}}, for an answer
+  // with more than one shape (a read's raw and display forms)
+  boost::json::value examples;
 };
 
 struct RouteSpec {

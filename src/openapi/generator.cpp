@@ -142,9 +142,13 @@ std::optional<std::string> NonJsonMediaType(const value& schema) {
   return std::string(media_type->get_string());
 }
 
-value JsonContent(value schema, const value& example) {
+value JsonContent(value schema, const value& example, const value& examples = nullptr) {
   object media{{"schema", std::move(schema)}};
-  if (!example.is_null()) media["example"] = example;
+  if (!examples.is_null()) {
+    media["examples"] = examples;
+  } else if (!example.is_null()) {
+    media["example"] = example;
+  }
   return object{{"application/json", std::move(media)}};
 }
 
@@ -210,10 +214,33 @@ value Shared(value schema, bool expanded, const std::string& key, object& shared
   return SchemaRef(key);
 }
 
+// Named examples; in a route expanded per table each goes to components.examples once
+// (`<key>.<name>`) and is referred to.
+value SharedExamples(const value& examples, bool expanded, const std::string& key,
+                     object& shared_examples) {
+  if (!expanded || !examples.is_object()) return examples;
+  object refs;
+  for (const auto& [name, example] : examples.get_object()) {
+    const std::string shared_key = key + "." + std::string(name);
+    shared_examples[shared_key] = example;
+    refs[name] = object{{"$ref", "#/components/examples/" + shared_key}};
+  }
+  return refs;
+}
+
+// Where the parts of operations expanded per table are written once.
+struct SharedComponents {
+  object& parameters;
+  object& schemas;
+  object& examples;
+};
+
 // An operation without its tags and operationId. For a route expanded per table its query
 // parameters go to components.parameters once (`<id>.<name>`) and are referred to.
 object OperationBody(const http::Route& route, bool expanded, const std::string& base_id,
-                     object& shared_parameters, object& shared_schemas) {
+                     SharedComponents shared) {
+  object& shared_parameters = shared.parameters;
+  object& shared_schemas = shared.schemas;
   const http::RouteSpec& spec = route.spec;
   object operation;
   if (!spec.summary.empty()) operation["summary"] = spec.summary;
@@ -268,10 +295,12 @@ object OperationBody(const http::Route& route, bool expanded, const std::string&
       // A route answering something other than JSON says so with `contentMediaType`.
       entry["content"] = object{{*media_type, object{{"schema", object{{"type", "string"}}}}}};
     } else if (!response.schema.is_null()) {
-      entry["content"] =
-          JsonContent(Shared(response.schema, expanded,
-                             base_id + "." + std::to_string(response.status), shared_schemas),
-                      response.example);
+      entry["content"] = JsonContent(
+          Shared(response.schema, expanded, base_id + "." + std::to_string(response.status),
+                 shared_schemas),
+          response.example,
+          SharedExamples(response.examples, expanded,
+                         base_id + "." + std::to_string(response.status), shared.examples));
     } else if (response.status >= 200 && response.status != 204 && response.status != 304) {
       // A success answer whose spec names no schema still has a body: any JSON (informational
       // answers, 204 and 304 have none).
@@ -350,6 +379,7 @@ object BaseDocument(const config::AppConfig& config, std::string_view title,
       {"schemas", SharedSchemas()},
       {"responses", SharedResponses()},
       {"parameters", object{}},
+      {"examples", object{}},
       {"securitySchemes",
        object{{"sessionCookie", object{{"type", "apiKey"},
                                        {"in", "cookie"},
@@ -421,27 +451,33 @@ Documents GenerateDocuments(std::span<const http::Route* const> routes,
   object& auth_paths = auth["paths"].get_object();
   object& app_parameters = app["components"].get_object()["parameters"].get_object();
   object& auth_parameters = auth["components"].get_object()["parameters"].get_object();
+  object& app_examples = app["components"].get_object()["examples"].get_object();
   for (const http::Route* route : routes) {
     const http::RouteSpec& spec = route->spec;
     const std::string& pattern = spec.pattern;
     const bool is_auth = pattern.starts_with(kAuthPrefix);
     if (is_auth || !pattern.starts_with(kTablePrefix) || tables.empty()) {
-      object body = OperationBody(*route, false, BaseOperationId(spec),
-                                  is_auth ? auth_parameters : app_parameters, app_schemas);
+      object body =
+          OperationBody(*route, false, BaseOperationId(spec),
+                        {is_auth ? auth_parameters : app_parameters, app_schemas, app_examples});
       AddOperation(is_auth ? auth_paths : app_paths, OpenApiPath(pattern), spec.method,
                    Finish(std::move(body), spec, {}, is_auth ? auth_ids : app_ids), {});
       MarkRestOfPath(is_auth ? auth_paths : app_paths, OpenApiPath(pattern), pattern);
       continue;
     }
     // Built once, copied per table.
-    const object body =
-        OperationBody(*route, true, BaseOperationId(spec), app_parameters, app_schemas);
+    const object body = OperationBody(*route, true, BaseOperationId(spec),
+                                      {app_parameters, app_schemas, app_examples});
     const std::string rest = OpenApiPath(std::string_view(pattern).substr(kTablePrefix.size()));
     for (const Table& table : tables) {
       AddOperation(app_paths, "/api/tables/" + table.table->slug + rest, spec.method,
                    Finish(body, spec, table, app_ids), table);
       MarkRestOfPath(app_paths, "/api/tables/" + table.table->slug + rest, pattern);
     }
+  }
+  for (object* document : {&app, &auth}) {  // an empty map only where something uses it
+    object& components = (*document)["components"].get_object();
+    if (components["examples"].get_object().empty()) components.erase("examples");
   }
   AddTags(app);
   AddTags(auth);

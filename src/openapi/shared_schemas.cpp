@@ -25,11 +25,19 @@ value Timestamp(std::string_view description) {
   return object{{"type", "string"}, {"format", "date-time"}, {"description", description}};
 }
 
+// The generic shapes say it at length; each table's, which a 50-table document has 50 of, briefly.
+constexpr std::string_view kRawDescription = "A record (D30) as stored: format=raw, the default";
+constexpr std::string_view kDisplayDescription =
+    "A record (D30) with format=display (D39): each field value in its display form (numbers, "
+    "dates, times and durations as formatted strings, json serialized, attachments with "
+    "displayName and displaySize); id and the authorship stamps as stored";
+
 // The read shape wraps a value in what D30 guarantees: every key, authorship by the server.
-object RecordShape(value fields) {
+object RecordShape(value fields, bool display, std::string_view description) {
   return object{
       {"type", "object"},
-      {"description", "A record (D30). With format=display the field values are display forms."},
+      {"description", description},
+      {kFormatExtension, display ? "display" : "raw"},
       {"required", array{"id", "fields", "createdBy", "createdAt", "updatedBy", "updatedAt",
                          "deletedBy", "deletedAt"}},
       {"properties",
@@ -62,8 +70,11 @@ object UpdateShape(value fields) {
                       {"description", "the updatedAt last read; a newer one answers 409"}}}}}};
 }
 
-object ListShape(std::string_view record) {
+object ListShape(std::string_view record, bool display) {
   return object{{"type", "object"},
+                {"description", display ? "A page of records with format=display"
+                                        : "A page of records as stored (format=raw)"},
+                {kFormatExtension, display ? "display" : "raw"},
                 {"required", array{"records", "pagination"}},
                 {"properties", object{{"records", ArrayOf(record)},
                                       {"pagination", SchemaRef(kPagination)},
@@ -73,8 +84,9 @@ object ListShape(std::string_view record) {
 
 // A field's value as read: what its codec accepts, or null (a value written before the field
 // became required reads back as null).
-value ReadSchema(const config::Field& field) {
-  value schema = records::CodecOf(field).JsonSchema(field);
+value ReadSchema(const config::Field& field, bool display) {
+  const records::FieldCodec& codec = records::CodecOf(field);
+  value schema = display ? codec.DisplayJsonSchema(field) : codec.JsonSchema(field);
   if (!field.required) return schema;
   return object{{"anyOf", array{std::move(schema), object{{"type", "null"}}}}};
 }
@@ -200,10 +212,13 @@ object SharedSchemas() {
                                    {"totalPages", object{{"type", "integer"}, {"minimum", 0}}}}}};
   const value any_fields = object{{"type", "object"}, {"description", "field name → value"}};
   schemas[kRecordFields] = any_fields;
-  schemas[kRecord] = RecordShape(SchemaRef(kRecordFields));
+  schemas[kRecordFieldsDisplay] = any_fields;
+  schemas[kRecord] = RecordShape(SchemaRef(kRecordFields), false, kRawDescription);
+  schemas[kRecordDisplay] = RecordShape(SchemaRef(kRecordFieldsDisplay), true, kDisplayDescription);
   schemas[kRecordCreate] = CreateShape(SchemaRef(kRecordFields));
   schemas[kRecordUpdate] = UpdateShape(SchemaRef(kRecordFields));
-  schemas[kRecordList] = ListShape(kRecord);
+  schemas[kRecordList] = ListShape(kRecord, false);
+  schemas[kRecordListDisplay] = ListShape(kRecordDisplay, true);
   return schemas;
 }
 
@@ -224,16 +239,22 @@ std::string TableSchemaPrefix(const config::Table& table) {
   return prefix;
 }
 
+value RawOrDisplay(std::string_view raw, std::string_view display) {
+  return object{{"anyOf", array{SchemaRef(raw), SchemaRef(display)}}};
+}
+
 void AddTableSchemas(const config::Table& table, object& schemas) {
   const std::string prefix = TableSchemaPrefix(table);
   object read_properties;
+  object display_properties;
   object write_properties;
   array required;
   for (const config::Field& field : table.fields) {
     const records::FieldCodec& codec = records::CodecOf(field);
     const std::string authored = prefix + "_" + field.name;  // names allow [A-Za-z0-9._-]
     read_properties[field.name] =
-        WithAuthorSchemaHoisted(ReadSchema(field), field, authored, schemas);
+        WithAuthorSchemaHoisted(ReadSchema(field, false), field, authored, schemas);
+    display_properties[field.name] = ReadSchema(field, true);
     if (!codec.Writable(field)) continue;
     write_properties[field.name] =
         WithAuthorSchemaHoisted(codec.JsonSchema(field), field, authored, schemas);
@@ -252,9 +273,20 @@ void AddTableSchemas(const config::Table& table, object& schemas) {
   if (!required.empty()) create["required"] = std::move(required);
   schemas[prefix + std::string(kRecordCreate)] = CreateShape(std::move(create));
   schemas[prefix + std::string(kRecordUpdate)] = UpdateShape(std::move(writable));
+  schemas[prefix + std::string(kRecordFieldsDisplay)] =
+      object{{"type", "object"},
+             {"description", description + " with format=display"},
+             {"properties", std::move(display_properties)},
+             {"additionalProperties", false}};
   schemas[prefix + std::string(kRecord)] =
-      RecordShape(SchemaRef(prefix + std::string(kRecordFields)));
-  schemas[prefix + std::string(kRecordList)] = ListShape(prefix + std::string(kRecord));
+      RecordShape(SchemaRef(prefix + std::string(kRecordFields)), false,
+                  "A " + table.name + " record (format=raw)");
+  schemas[prefix + std::string(kRecordDisplay)] =
+      RecordShape(SchemaRef(prefix + std::string(kRecordFieldsDisplay)), true,
+                  "A " + table.name + " record with format=display (see RecordDisplay)");
+  schemas[prefix + std::string(kRecordList)] = ListShape(prefix + std::string(kRecord), false);
+  schemas[prefix + std::string(kRecordListDisplay)] =
+      ListShape(prefix + std::string(kRecordDisplay), true);
 }
 
 }  // namespace cairn::openapi

@@ -23,6 +23,16 @@ inline constexpr std::string_view kRecordUpdate =
     "RecordUpdate";                                            // PATCH body {fields, updatedAt?}
 inline constexpr std::string_view kRecordList = "RecordList";  // {records, pagination, …}
 inline constexpr std::string_view kRecordFields = "RecordFields";  // the fields object
+// The same shapes as a read with format=display answers them (D39): field values as display
+// forms, from each field codec's DisplayJsonSchema.
+inline constexpr std::string_view kRecordDisplay = "RecordDisplay";
+inline constexpr std::string_view kRecordListDisplay = "RecordListDisplay";
+inline constexpr std::string_view kRecordFieldsDisplay = "RecordFieldsDisplay";
+
+// Marks the record and list components with the read format that answers them: "raw" or
+// "display". An answer that may be either (a read taking `format`) is the `anyOf` of both; a
+// tool that knows the request's `format` picks the branch so marked.
+inline constexpr std::string_view kFormatExtension = "x-cairn-format";
 
 // {"$ref":"#/components/schemas/<name>"}.
 boost::json::value SchemaRef(std::string_view name);
@@ -35,8 +45,12 @@ boost::json::object SharedSchemas();
 // The name prefix of a table's record components: its slug in PascalCase ("to-do" → "ToDo").
 std::string TableSchemaPrefix(const config::Table& table);
 
-// Adds <prefix>Record, <prefix>RecordCreate, <prefix>RecordUpdate, <prefix>RecordList and
-// <prefix>RecordFields for `table` to `schemas`.
+// {"anyOf": [raw, display]}: the answer of a read that takes `format`.
+boost::json::value RawOrDisplay(std::string_view raw, std::string_view display);
+
+// Adds <prefix>Record, <prefix>RecordCreate, <prefix>RecordUpdate, <prefix>RecordList,
+// <prefix>RecordFields and the display shapes (<prefix>RecordDisplay, <prefix>RecordListDisplay,
+// <prefix>RecordFieldsDisplay) for `table` to `schemas`.
 void AddTableSchemas(const config::Table& table, boost::json::object& schemas);
 
 }  // namespace cairn::openapi

@@ -18,6 +18,10 @@ Result<db::Value> FieldCodec::ParseWithFiles(const config::Field& field,
   return Parse(field, input);
 }
 
+boost::json::value FieldCodec::DisplayJsonSchema(const config::Field& field) const {
+  return JsonSchema(field);
+}
+
 void FieldCodec::AppendReadJson(const config::Field& field, const db::Row& row, int column,
                                 const AttachmentFiles& /*files*/, std::string& out) const {
   AppendJson(field, row, column, out);

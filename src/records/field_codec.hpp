@@ -2,7 +2,7 @@
 // physical model and so the migration read it here), how it compares in a filter, whether `q`
 // searches it, how a JSON value in a write body becomes the value bound to its column, how the
 // column is written back as JSON and shown for people, and the value's JSON Schema (kept for a
-// planned OpenAPI generator; the server does not read it yet). Each type lives in its own file
+// OpenAPI documents, beside the schema of its display form). Each type lives in its own file
 // under records/fields/ and is listed once in the registry (fields/registry.cpp);
 // docs/architecture.md says how to add one.
 #pragma once
@@ -91,6 +91,12 @@ class FieldCodec {
 
   // The JSON Schema of the field's value on the wire (nullable unless required).
   virtual boost::json::value JsonSchema(const config::Field& field) const = 0;
+
+  // The JSON Schema of AppendDisplay's output (nullable unless required), for the OpenAPI
+  // documents' display shapes. A codec that overrides AppendDisplayValue overrides this beside
+  // it, from the same formatter; the default is JsonSchema, as the default display is the raw
+  // JSON.
+  virtual boost::json::value DisplayJsonSchema(const config::Field& field) const;
 
   // Appends the value's display form for `format=display` (D39): a JSON string for numbers,
   // dates, times, durations and json (`"$1,234.50"`, `"Nov 24, 2026, 8:44 AM"`), attachment

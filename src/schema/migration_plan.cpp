@@ -24,15 +24,18 @@ std::string TableWord(const TableModel& table) {
   return table.kind == TableKind::kJunction ? "junction table" : "table";
 }
 
-// CREATE TABLE for `table` under `name`; references are inline unless `defer` says otherwise.
+// CREATE TABLE for `table` under `name`, with `extra` column definitions after its own;
+// references are inline unless `inline_reference` says otherwise.
 std::string CreateTableSql(const db::Dialect& dialect, const TableModel& table,
                            std::string_view name,
-                           const std::function<bool(const ColumnModel&)>& inline_reference) {
+                           const std::function<bool(const ColumnModel&)>& inline_reference,
+                           const std::vector<std::string>& extra = {}) {
   std::string sql = "CREATE TABLE " + Q(name) + " (";
   for (std::size_t i = 0; i < table.columns.size(); ++i) {
     if (i > 0) sql += ", ";
     sql += ColumnDefinition(dialect, table.columns[i], inline_reference(table.columns[i]));
   }
+  for (const std::string& definition : extra) sql += ", " + definition;
   if (!table.primary_key.empty()) sql += ", PRIMARY KEY (" + ColumnList(table.primary_key) + ")";
   sql += ')';
   return sql;
@@ -256,8 +259,20 @@ class Planner {
           std::find(change.retyped.begin(), change.retyped.end(), &column) != change.retyped.end();
       if (!retyped && change.live->FindColumn(column.name) != nullptr) kept.push_back(column.name);
     }
+    // Removed columns kept until prune (D51) stay, with the type they have, values and all.
+    std::vector<std::string> deferred_columns;
+    for (const auto& live_column : change.live->columns) {
+      if (table.FindColumn(live_column.name) != nullptr ||
+          !managed_.deferred.contains({table.name, live_column.name})) {
+        continue;
+      }
+      deferred_columns.push_back(Q(live_column.name) + " " + live_column.type);
+      kept.push_back(live_column.name);
+    }
     const std::string what = TableWord(table) + " " + Q(table.label);
-    Step(CreateTableSql(dialect_, table, kRebuildTable, [](const ColumnModel&) { return true; }),
+    Step(CreateTableSql(
+             dialect_, table, kRebuildTable, [](const ColumnModel&) { return true; },
+             deferred_columns),
          "rebuild " + what + ": create its new shape");
     Step("INSERT INTO " + Q(kRebuildTable) + " (" + ColumnList(kept) + ") SELECT " +
              ColumnList(kept) + " FROM " + Q(table.name),

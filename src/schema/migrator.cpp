@@ -166,6 +166,11 @@ Status ApplyRenames(db::Connection& connection, const db::LiveSchema& live,
     CAIRN_TRY(connection.Execute(
         "UPDATE \"_cairn_columns\" SET \"table_name\" = ? WHERE \"table_name\" = ?",
         {rename.to, rename.from}));
+    // References to it follow the rename (the database moved them), so no column of another
+    // table looks retyped.
+    CAIRN_TRY(connection.Execute(
+        "UPDATE \"_cairn_columns\" SET \"signature\" = ? WHERE \"signature\" = ?",
+        {"ref(" + rename.to + ")", "ref(" + rename.from + ")"}));
   }
   for (const ColumnRename& rename : options.column_renames) {
     std::string table = rename.table;
@@ -190,7 +195,7 @@ Status ApplyRenames(db::Connection& connection, const db::LiveSchema& live,
   return {};
 }
 
-// A type change keeps no values (cairn does not convert them): refused while any row holds one.
+// A type change no conversion covers keeps no values: refused while any row holds one.
 Status CheckRetypeIsEmpty(db::Connection& connection, const SchemaModel& model,
                           const DestructiveChange& change) {
   const TableModel* table = model.FindTable(change.physical_table);
@@ -205,13 +210,53 @@ Status CheckRetypeIsEmpty(db::Connection& connection, const SchemaModel& model,
                                  if (has_id) record = row.GetInt64(0);
                                }));
   if (!found) return {};
-  std::string message =
-      "field " + Q(change.column) + " of table " + Q(change.table) + " cannot change its type: ";
-  message += record ? "record " + std::to_string(*record) + " holds a value" : "rows hold values";
-  message += " that cannot be converted; clear the field first or add a new field instead";
-  Error error = Error::Validation(message, {{change.table + "." + change.column, message}});
-  error.reason = "UNCONVERTIBLE_TYPE_CHANGE";
-  return error;
+  return UnconvertibleError(change.table + "." + change.column, nullptr, nullptr, record,
+                            "its column changes to another kind of value");
+}
+
+// Where a conversion's values are before the migration's renames (a dry run applies none).
+std::pair<std::string, std::string> NamesBeforeRenames(const MigrateOptions& options,
+                                                       const FieldConversion& conversion) {
+  std::string table = conversion.table;
+  std::string column = conversion.column;
+  for (const ColumnRename& rename : options.column_renames) {
+    if (rename.table == table && rename.to == column) column = rename.from;
+  }
+  for (const TableRename& rename : options.table_renames) {
+    if (rename.to == table) table = rename.from;
+  }
+  return {table, column};
+}
+
+struct PendingConversion {
+  const FieldConversion* conversion;
+  std::vector<ConvertedValue> values;
+};
+
+// Every conversion's values, converted and checked before anything is planned.
+Result<std::vector<PendingConversion>> ConvertAll(db::Connection& connection,
+                                                  const db::LiveSchema& live,
+                                                  const MigrateOptions& options) {
+  std::vector<PendingConversion> pending;
+  for (const FieldConversion& conversion : options.conversions) {
+    const auto [table, column] = options.dry_run ? NamesBeforeRenames(options, conversion)
+                                                 : std::pair{conversion.table, conversion.column};
+    const db::LiveTable* live_table = live.FindTable(table);
+    if (live_table == nullptr || live_table->FindColumn(column) == nullptr) continue;
+    CAIRN_ASSIGN_OR_RETURN(auto values, ConvertStoredValues(connection, conversion, table, column));
+    pending.push_back({&conversion, std::move(values)});
+  }
+  return pending;
+}
+
+bool Converts(const std::vector<PendingConversion>& pending, const DestructiveChange& change) {
+  for (const PendingConversion& item : pending) {
+    if (item.conversion->table == change.physical_table &&
+        item.conversion->column == change.column) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string_view DeferredKind(DestructiveChange::Kind kind) {
@@ -288,12 +333,15 @@ Result<MigrationReport> Migrate(db::Connection& connection, const SchemaModel& m
   }
   CAIRN_ASSIGN_OR_RETURN(const db::LiveSchema live, dialect.introspector().Read(connection));
   CAIRN_ASSIGN_OR_RETURN(ManagedState managed, LoadManagedState(connection, live));
+  CAIRN_ASSIGN_OR_RETURN(const std::vector<PendingConversion> conversions,
+                         ConvertAll(connection, live, options));
   MigrationPlan plan = PlanMigration(dialect, model, live, managed, options.allow_destructive);
   if (options.defer_removals && !plan.destructive.empty()) {
     bool retyped = false;
     for (const DestructiveChange& change : plan.destructive) {
       if (change.kind == DestructiveChange::Kind::kRetype) {
-        CAIRN_TRY(CheckRetypeIsEmpty(connection, model, change));
+        if (!Converts(conversions, change))
+          CAIRN_TRY(CheckRetypeIsEmpty(connection, model, change));
         retyped = true;
         continue;
       }
@@ -316,6 +364,16 @@ Result<MigrationReport> Migrate(db::Connection& connection, const SchemaModel& m
     all += step.sql;
     all += '\n';
   }
+  for (const PendingConversion& item : conversions) {
+    const FieldConversion& conversion = *item.conversion;
+    report.statements.push_back("UPDATE " + Q(conversion.table) + " SET " + Q(conversion.column) +
+                                " = ? WHERE \"id\" = ?");
+    report.descriptions.push_back("convert the " + std::to_string(item.values.size()) +
+                                  " values of field " + Q(conversion.label) + " from " +
+                                  std::string(config::FieldTypeName(conversion.from.type)) +
+                                  " to " + std::string(config::FieldTypeName(conversion.to.type)));
+    all += report.statements.back() + '\n';
+  }
   report.destructive = std::move(plan.destructive);
   report.checksum = Fnv1aHex(all);
   if (options.dry_run) {
@@ -324,6 +382,9 @@ Result<MigrationReport> Migrate(db::Connection& connection, const SchemaModel& m
   }
 
   for (const auto& step : plan.steps) CAIRN_TRY(RunStep(connection, step));
+  for (const PendingConversion& item : conversions) {
+    CAIRN_TRY(WriteConvertedValues(connection, *item.conversion, item.values));
+  }
   CAIRN_TRY(SyncBookkeeping(connection, model, managed));
   CAIRN_TRY(dialect.live_row_counts().Sync(connection, CountedTables(model)));
   if (options.defer_removals) CAIRN_TRY(WriteDeferred(connection, model, earlier, added, report));

@@ -8,6 +8,7 @@
 #include "common/result.hpp"
 #include "config/model.hpp"
 #include "db/database.hpp"
+#include "schema/field_conversion.hpp"
 #include "schema/migration_plan.hpp"
 
 namespace cairn::schema {
@@ -36,8 +37,14 @@ struct MigrateOptions {
   bool dry_run = false;
   // Live schema editing (D51): a removed table or column is kept (its cx_ indexes dropped, so
   // later inserts cannot trip over them) and listed in MigrationReport::deferred until
-  // PruneDeferred; a type change is applied only when no row holds a value in the column.
+  // PruneDeferred; a type change not listed in `conversions` is applied only when no row holds
+  // a value in the column.
   bool defer_removals = false;
+  // Fields whose type changes over stored values (D51): every value is converted and checked
+  // by the new type's codec before anything changes, then written back after the column is
+  // re-created (or in place when the column type stays). One value that cannot convert fails the
+  // migration (kValidation, reason UNCONVERTIBLE_TYPE_CHANGE, naming the field and the record).
+  std::vector<FieldConversion> conversions;
   // Tables and columns renamed under the same config id, applied before anything else.
   std::vector<TableRename> table_renames;
   std::vector<ColumnRename> column_renames;
@@ -64,8 +71,9 @@ Result<MigrationReport> MigrateToConfig(db::Database& database, const config::Ap
                                         const MigrateOptions& options = {});
 
 // The same, for a model already built (and on a connection inside a kSchema transaction).
-// With defer_removals, a type change over stored values fails with kValidation, reason
-// UNCONVERTIBLE_TYPE_CHANGE, naming the field and the first record holding a value.
+// With defer_removals, a type change over stored values that `conversions` does not cover fails
+// with kValidation, reason UNCONVERTIBLE_TYPE_CHANGE, naming the field and the first record
+// holding a value.
 Result<MigrationReport> Migrate(db::Connection& connection, const SchemaModel& model,
                                 const MigrateOptions& options);
 

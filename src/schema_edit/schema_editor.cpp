@@ -11,6 +11,7 @@
 #include "schema_edit/config_renames.hpp"
 #include "schema_edit/limits.hpp"
 #include "schema_edit/startup_version.hpp"
+#include "schema_edit/table_name_references.hpp"
 
 namespace cairn::schema_edit {
 namespace {
@@ -301,6 +302,9 @@ Result<SchemaEditor::Preview> SchemaEditor::PreviewDraft() {
   schema::MigrateOptions options;
   options.defer_removals = true;
   options.dry_run = true;
+  options.table_renames = renames.tables;
+  options.column_renames = renames.columns;
+  options.conversions = ConversionsBetween(active_, candidate->config);
   auto planned = [&]() -> Result<schema::MigrationReport> {
     schema::MigrationReport report;
     CAIRN_TRY(database_.Transaction(db::Access::kSchema, [&](db::Connection& connection) -> Status {
@@ -358,7 +362,9 @@ Result<PublishOutcome> SchemaEditor::Publish(const boost::json::value& snapshot,
     options.defer_removals = true;
     options.table_renames = renames.tables;
     options.column_renames = renames.columns;
+    options.conversions = ConversionsBetween(active_, candidate.config);
     CAIRN_ASSIGN_OR_RETURN(outcome.migration, schema::Migrate(connection, model, options));
+    CAIRN_TRY(RenameTableReferences(connection, renames.table_names));
     if (hooks_.migrate) CAIRN_TRY(hooks_.migrate(connection, candidate.config));
     outcome.version = outcome.previous_version + 1;
     Version version;

@@ -5,7 +5,9 @@
 #include "activity/activity.hpp"
 #include "common/time.hpp"
 #include "config/loader.hpp"
+#include "db/introspection.hpp"
 #include "schema_edit/config_renames.hpp"
+#include "schema_edit/table_name_references.hpp"
 #include "schema_edit/version_store.hpp"
 
 namespace cairn::schema_edit {
@@ -40,6 +42,22 @@ Status RecordMigrationEvent(db::Connection& connection, const schema::MigrationR
   return activity::RecordActivity(connection, entry);
 }
 
+Result<std::optional<config::AppConfig>> ReadActiveConfig(db::Database& database) {
+  std::optional<config::AppConfig> config;
+  CAIRN_TRY(database.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
+    CAIRN_ASSIGN_OR_RETURN(const db::LiveSchema live,
+                           connection.dialect().introspector().Read(connection));
+    if (live.FindTable(kVersionsTable) == nullptr) return {};
+    CAIRN_ASSIGN_OR_RETURN(const auto active, ReadActiveVersion(connection));
+    if (!active) return {};
+    CAIRN_ASSIGN_OR_RETURN(const auto version, ReadVersion(connection, *active));
+    if (!version) return {};
+    CAIRN_ASSIGN_OR_RETURN(config, ConfigOf(*version));
+    return {};
+  }));
+  return config;
+}
+
 Result<StartupVersion> StartVersions(db::Database& database, config::AppConfig file,
                                      const schema::MigrateOptions& options) {
   const std::string file_hash = DocumentHash(file.document);
@@ -56,6 +74,7 @@ Result<StartupVersion> StartVersions(db::Database& database, config::AppConfig f
     }
     const bool file_wins = !active_version || previous_hash != file_hash;
     schema::MigrateOptions migrate = options;
+    std::vector<std::pair<std::string, std::string>> table_names;
     if (file_wins) {
       result.config = file;
       if (active_version) {
@@ -66,6 +85,8 @@ Result<StartupVersion> StartVersions(db::Database& database, config::AppConfig f
         Renames renames = RenamesBetween(before, file);
         migrate.table_renames = std::move(renames.tables);
         migrate.column_renames = std::move(renames.columns);
+        migrate.conversions = ConversionsBetween(before, file);
+        table_names = std::move(renames.table_names);
       }
     } else {
       CAIRN_ASSIGN_OR_RETURN(result.config, ConfigOf(*active_version));
@@ -73,6 +94,7 @@ Result<StartupVersion> StartVersions(db::Database& database, config::AppConfig f
     CAIRN_ASSIGN_OR_RETURN(const schema::SchemaModel model,
                            schema::BuildSchemaModel(result.config));
     CAIRN_ASSIGN_OR_RETURN(result.migration, schema::Migrate(connection, model, migrate));
+    CAIRN_TRY(RenameTableReferences(connection, table_names));
     result.version = active.value_or(0);
     if (file_wins) {
       result.version += 1;

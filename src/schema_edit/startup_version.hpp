@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "common/result.hpp"
 #include "config/model.hpp"
@@ -25,6 +26,10 @@ struct StartupVersion {
 // transaction. `file.document` must be the file's document ($ref includes resolved).
 Result<StartupVersion> StartVersions(db::Database& database, config::AppConfig file,
                                      const schema::MigrateOptions& options);
+
+// The config of the active version in the database (what `cairn serve` serves unless the file
+// changed), or none when no start has recorded a version yet. Reads only.
+Result<std::optional<config::AppConfig>> ReadActiveConfig(db::Database& database);
 
 // The `migration` activity entry (D50) for a migration that changed the database.
 Status RecordMigrationEvent(db::Connection& connection, const schema::MigrationReport& report,

@@ -14,6 +14,9 @@
 
 namespace cairn::schema_edit {
 
+// The table of the versions.
+inline constexpr std::string_view kVersionsTable = "_cairn_schema_versions";
+
 // Where a version came from.
 inline constexpr std::string_view kSourceFile = "file";
 inline constexpr std::string_view kSourcePublish = "publish";

@@ -535,15 +535,16 @@ TEST_F(ErasureTest, PurgeDueFromTheCommandLine) {
   EXPECT_EQ(Entries("account.deletion.purged").size(), 1u);
   EXPECT_EQ(app().Send(app().admin(), "GET", "/api/auth/get-session").status, 200);
 
-  // A config the database was not migrated to is refused before anything is touched.
+  // The database's active schema version describes the tables, not the file: a file edited since
+  // the last start (the next start publishes it) does not stop the job.
   std::ofstream(config) << "name: records-app\nversion: 1.0.0\n"
                         << kTables
                         << "  - name: extra\n    fields:\n      - name: x\n        type: "
                            "single-line-text\n"
                         << "\nauth:\n  strategies:\n    - type: emailAndPassword\n";
-  const auto [refused_status, refused] = run("ACCOUNT_DELETION_GRACE_DAYS=0");
-  EXPECT_NE(refused_status, 0) << refused;
-  EXPECT_NE(refused.find("not migrated"), std::string::npos) << refused;
+  const auto [edited_status, edited] = run("ACCOUNT_DELETION_GRACE_DAYS=0");
+  EXPECT_EQ(edited_status, 0) << edited;
+  EXPECT_NE(edited.find("accounts erased: 0"), std::string::npos) << edited;
 }
 
 // --- concurrent runs ----------------------------------------------------------------------------

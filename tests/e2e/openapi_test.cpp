@@ -209,8 +209,32 @@ TEST_F(OpenApiTest, TableRecordShapesComeFromTheCodecs) {
   EXPECT_TRUE(schemas.as_object().contains("ProjectsRecordList"));
   const auto& list = doc.at("paths").at("/api/tables/tasks/records").at("get");
   EXPECT_EQ(list.at("operationId"), "listRecordsTasks");
+  // A read answers the stored values or, with format=display, the display forms: both shapes,
+  // each marked with the format that gives it.
   EXPECT_EQ(list.at("responses").at("200").at("content").at("application/json").at("schema"),
-            (boost::json::object{{"$ref", "#/components/schemas/TasksRecordList"}}));
+            boost::json::parse(R"({"anyOf":[{"$ref":"#/components/schemas/TasksRecordList"},
+                                   {"$ref":"#/components/schemas/TasksRecordListDisplay"}]})"));
+  EXPECT_EQ(schemas.at("TasksRecordList").at("x-cairn-format"), "raw");
+  EXPECT_EQ(schemas.at("TasksRecordListDisplay").at("x-cairn-format"), "display");
+  EXPECT_EQ(schemas.at("TasksRecordDisplay").at("x-cairn-format"), "display");
+  const auto& examples =
+      list.at("responses").at("200").at("content").at("application/json").at("examples");
+  EXPECT_TRUE(examples.as_object().contains("raw"));
+  // Written once for every table, in components.examples.
+  const std::string example_ref(examples.at("display").at("$ref").as_string());
+  const std::string example_prefix = "#/components/examples/";
+  ASSERT_TRUE(example_ref.starts_with(example_prefix)) << example_ref;
+  const auto& display_example =
+      doc.at("components").at("examples").at(example_ref.substr(example_prefix.size()));
+  EXPECT_EQ(display_example.at("value").at("records").at(0).at("fields").at("due"),
+            "Nov 24, 2026");
+  // The display shapes are the codecs' display schemas: a formatted integer, the medium date.
+  const auto& shown = schemas.at("TasksRecordFieldsDisplay").at("properties");
+  EXPECT_EQ(shown.at("priority").at("type"), (boost::json::array{"string", "null"}));
+  EXPECT_EQ(shown.at("priority").at("examples"), boost::json::array{"1,234,567"});
+  EXPECT_EQ(shown.at("due").at("examples"), boost::json::array{"Nov 24, 2026"});
+  EXPECT_TRUE(shown.at("due").as_object().contains("pattern"));
+  EXPECT_EQ(shown.at("done"), create.at("properties").at("done"));  // shown as stored
   // A table route's query parameters are shared by every table (components.parameters).
   bool has_limit = false;
   for (const auto& reference : list.at("parameters").as_array()) {
@@ -271,6 +295,194 @@ TEST_F(OpenApiTest, AnswersMatchTheDocument) {
             "");
 }
 
+// The documents follow the live schema (D52): after a publish the next request gets a document
+// with the new field, under a new ETag (the old one no longer answers 304), and the schema
+// routes are documented only when SCHEMA_EDIT_API_ENABLED registers them.
+TEST(OpenApiPublish, NextRequestGetsTheNewDocumentUnderANewETag) {
+  const auto with_schema_api = [](bool enabled) {
+    TestAppOptions options = Options();
+    auto tune = std::move(options.tune_settings);
+    options.tune_settings = [tune, enabled](app::Settings& settings) {
+      tune(settings);
+      settings.schema_edit_api_enabled = enabled;
+    };
+    return options;
+  };
+  const auto has_schema_routes = [](const boost::json::value& doc) {
+    for (const auto& [path, item] : doc.at("paths").as_object()) {
+      if (std::string_view(path).starts_with("/api/admin/schema/")) return true;
+    }
+    return false;
+  };
+  {
+    AuthApp off(with_schema_api(false));
+    const Account admin = off.SignInOk(kAdminEmail, kAdminPassword);
+    EXPECT_FALSE(has_schema_routes(off.GetAs(admin.token, "/api/openapi.json").Json()));
+  }
+  AuthApp app(with_schema_api(true));
+  const Account admin = app.SignInOk(kAdminEmail, kAdminPassword);
+  const HttpResult before = app.GetAs(admin.token, "/api/openapi.json");
+  ASSERT_EQ(before.status, 200);
+  EXPECT_TRUE(has_schema_routes(before.Json()));
+  const std::string old_tag = before.Header("etag");
+  const auto fields_of = [](const boost::json::value& doc) {
+    return doc.at("components").at("schemas").at("ProjectsRecordFields").at("properties");
+  };
+  EXPECT_FALSE(fields_of(before.Json()).as_object().contains("budget"));
+
+  const auto send = [&](const std::string& method, const std::string& target,
+                        const std::string& body) {
+    Headers headers = BearerHeader(admin.token);
+    headers.emplace_back("Content-Type", "application/json");
+    return app.Client().Request(method, target, body, headers);
+  };
+  const HttpResult added = send("POST", "/api/admin/schema/draft/tables/projects/fields",
+                                R"({"id":90,"name":"budget","type":"currency","currency":"USD"})");
+  ASSERT_EQ(added.status, 200) << added.body;
+  const HttpResult published = send("POST", "/api/admin/schema/draft/publish", "{}");
+  ASSERT_EQ(published.status, 200) << published.body;
+
+  const HttpResult after = app.GetAs(admin.token, "/api/openapi.json");
+  ASSERT_EQ(after.status, 200);
+  const boost::json::value doc = after.Json();
+  ASSERT_TRUE(fields_of(doc).as_object().contains("budget")) << "the document did not follow";
+  EXPECT_EQ(fields_of(doc).at("budget").at("type"), (boost::json::array{"number", "null"}));
+  // The new field's display form is described too.
+  EXPECT_EQ(doc.at("components")
+                .at("schemas")
+                .at("ProjectsRecordFieldsDisplay")
+                .at("properties")
+                .at("budget")
+                .at("examples"),
+            boost::json::array{"$1,234,567.55"});
+  const std::string new_tag = after.Header("etag");
+  EXPECT_FALSE(new_tag.empty());
+  EXPECT_NE(new_tag, old_tag);
+  Headers stale = BearerHeader(admin.token);
+  stale.emplace_back("If-None-Match", old_tag);
+  EXPECT_EQ(app.Client().Get("/api/openapi.json", stale).status, 200);
+  Headers current = BearerHeader(admin.token);
+  current.emplace_back("If-None-Match", new_tag);
+  EXPECT_EQ(app.Client().Get("/api/openapi.json", current).status, 304);
+}
+
+// A table with every kind of display form the field configs give (D39).
+constexpr const char* kDisplayConfig = R"(
+name: display-app
+tables:
+  - name: readings
+    fields:
+      - { name: title, type: single-line-text }
+      - { name: count, type: integer, required: true }
+      - { name: ratio, type: decimal, precision: 3 }
+      - { name: fee, type: currency, currency: USD, thousandsSeparator: none }
+      - { name: price, type: currency, currency: CHF, negativeFormat: parentheses,
+          thousandsSeparator: space }
+      - { name: cost, type: currency, currency: EUR, symbolPosition: after,
+          thousandsSeparator: period }
+      - { name: share, type: percentage, precision: 1 }
+      - { name: day, type: date, dateFormat: US }
+      - { name: stamped, type: datetime, format: "YYYY/MM/DD HH:mm" }
+      - { name: seen, type: datetime, dateFormat: European, timeFormat: 12-hour }
+      - { name: opened, type: datetime }
+      - { name: opens, type: time }
+      - { name: closes, type: time, timeFormat: 24-hour }
+      - { name: spent, type: duration }
+      - { name: exact, type: duration, displayFormat: "h:mm:ss" }
+      - { name: hours, type: duration, displayFormat: decimal }
+      - { name: meta, type: json }
+      - { name: done, type: checkbox }
+      - { name: changed, type: updated-at }
+auth:
+  strategies:
+    - type: emailAndPassword
+)";
+
+// Every format=display answer matches the display shape the document gives, and only it: a raw
+// answer, or a display answer with one value not in its field's form, fails the check.
+TEST(OpenApiDisplay, DisplayAnswersMatchTheirOwnShape) {
+  AuthApp app(Options(kDisplayConfig));
+  const Account admin = app.SignInOk(kAdminEmail, kAdminPassword);
+  OpenApiConformance conformance({app.GetAs(admin.token, "/api/openapi.json").Json(),
+                                  app.GetAs(admin.token, "/api/auth/openapi.json").Json()});
+  const std::string records = "/api/tables/readings/records";
+  const HttpResult full = app.PostAs(
+      admin.token, records,
+      R"({"fields":{"title":"full","count":-1234567,"ratio":1234.5,"fee":1234.5,"price":-1234.5,)"
+      R"("cost":1234567.25,"share":12.5,"day":"2026-03-07","stamped":"2024-05-01T07:00:00Z",)"
+      R"("seen":"2024-05-01T19:00:00Z","opened":"2024-05-01T23:30:00Z","opens":"08:05",)"
+      R"("closes":"23:59:59","spent":3905,"exact":3905,"hours":3905,"meta":{"a":[1,2]},)"
+      R"("done":true}})");
+  ASSERT_EQ(full.status, 201) << full.body;
+  const std::string id(full.Json().at("id").as_string());
+  ASSERT_EQ(app.PostAs(admin.token, records, R"({"fields":{"count":7}})").status, 201);
+
+  std::size_t checked = 0;
+  const auto get = [&](const std::string& target) {
+    HttpResult result = app.GetAs(admin.token, target);
+    EXPECT_EQ(result.status, 200) << target << " " << result.body;
+    EXPECT_EQ(conformance.Check("GET", target, 200, result.Header("content-type"), result.body),
+              "");
+    ++checked;
+    return result;
+  };
+  const HttpResult shown = get(records + "/" + id + "?format=display");
+  get(records + "?format=display&timezone=Asia/Tokyo&sort=title");
+  get(records + "?format=display&fields=count,day");
+  const HttpResult raw = get(records + "/" + id);
+  get(records + "?format=raw");
+  EXPECT_EQ(conformance.validated(), checked);
+  // The values are the display forms this test expects, so the shapes were checked against them.
+  const auto fields = shown.Json().at("fields");
+  EXPECT_EQ(fields.at("count"), "-1,234,567");
+  EXPECT_EQ(fields.at("ratio"), "1,234.500");
+  EXPECT_EQ(fields.at("fee"), "$1234.50");
+  EXPECT_EQ(fields.at("price"), "(CHF\u00A01\u00A0234.50)");
+  EXPECT_EQ(fields.at("cost"), "1.234.567,25\u00A0€");
+  EXPECT_EQ(fields.at("day"), "03/07/2026");
+  EXPECT_EQ(fields.at("stamped"), "2024/05/01 07:00");
+  EXPECT_EQ(fields.at("hours"), "1.08");
+  EXPECT_EQ(fields.at("seen"), "01/05/2024 7:00\u202FPM");
+
+  const std::string one = records + "/" + id;
+  // A raw answer where display was asked for, and the other way round, fail.
+  EXPECT_NE(conformance.Check("GET", one + "?format=display", 200, "application/json", raw.body),
+            "");
+  EXPECT_NE(conformance.Check("GET", one, 200, "application/json", shown.body), "");
+  EXPECT_NE(conformance.Check("GET", one + "?format=raw", 200, "application/json", shown.body), "");
+  // So does a display answer with one value not in its field's display form.
+  const std::vector<std::pair<std::string, boost::json::value>> wrong = {
+      {"count", boost::json::value(-1234567)},         // a number, not its text
+      {"count", boost::json::value("-1234567")},       // not grouped
+      {"ratio", boost::json::value("1234.500")},       // not grouped
+      {"ratio", boost::json::value("1,234.5")},        // places missing
+      {"fee", boost::json::value("$1,234.50")},        // grouped where the field says none
+      {"price", boost::json::value("-CHF 1 234.50")},  // minus where the field says parentheses
+      {"cost", boost::json::value("€1.234.567,25")},   // symbol on the wrong side
+      {"share", boost::json::value("12.5")},           // no percent sign
+      {"day", boost::json::value("2026-03-07")},       // the stored date
+      {"stamped", boost::json::value("2024-05-01T07:00:00.000Z")},
+      {"seen", boost::json::value("01/05/2024 19:00")},  // 24-hour where the field says 12
+      {"opened", boost::json::value("Mai 1, 2024, 11:30\u202FPM")},  // not an en-US month
+      {"seen", boost::json::value("01/05/2024 7:00\u202Fpm")},       // nor its day period
+      {"opens", boost::json::value("08:05")},
+      {"spent", boost::json::value("1:5")},
+      {"exact", boost::json::value("1:05")},
+      {"hours", boost::json::value("1.1")},
+      {"meta", boost::json::parse(R"({"a":[1,2]})")},  // json is shown as its text
+      {"done", boost::json::value("true")},
+      {"nosuchfield", boost::json::value("x")},
+  };
+  for (const auto& [name, value] : wrong) {
+    boost::json::value record = shown.Json();
+    record.at("fields").as_object()[name] = value;
+    EXPECT_NE(conformance.Check("GET", one + "?format=display", 200, "application/json",
+                                boost::json::serialize(record)),
+              "")
+        << name << " = " << boost::json::serialize(value);
+  }
+}
+
 std::string ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -296,7 +508,8 @@ std::string WithAuth(const std::filesystem::path& file) {
   return text;
 }
 
-// Both documents of examples/app.yaml, of every valid config fixture and of this suite's config
+// Both documents of examples/app.yaml, of every valid config fixture (tests/fixtures/configs/valid
+// and tests/hostile/app.yaml), of the display suite's config and of this suite's config
 // pass @readme/openapi-parser's OpenAPI 3.1 validation, and openapi-typescript's client of each
 // compiles with tsc --noEmit.
 TEST(OpenApiValidity, DocumentsValidateAndGiveAClientThatCompiles) {
@@ -306,7 +519,9 @@ TEST(OpenApiValidity, DocumentsValidateAndGiveAClientThatCompiles) {
     ASSERT_EQ(missing, "") << "run: npm ci --prefix tests/node";
   }
   const std::filesystem::path source = CAIRN_SOURCE_DIR;
-  std::vector<std::filesystem::path> configs = {source / "examples/app.yaml"};
+  // Every valid config in the repository's tests: the fixtures and the hostile corpus's app.
+  std::vector<std::filesystem::path> configs = {source / "examples/app.yaml",
+                                                source / "tests/hostile/app.yaml"};
   for (const auto& entry :
        std::filesystem::directory_iterator(source / "tests/fixtures/configs/valid")) {
     if (entry.is_regular_file()) configs.push_back(entry.path());
@@ -349,6 +564,10 @@ TEST(OpenApiValidity, DocumentsValidateAndGiveAClientThatCompiles) {
   {
     AuthApp app(Options());
     save(app, "suite");
+  }
+  {
+    AuthApp app(Options(kDisplayConfig));
+    save(app, "display");
   }
   std::vector<std::string> args = {out.string()};
   args.insert(args.end(), names.begin(), names.end());

@@ -23,8 +23,9 @@ class OpenApiConformance {
   explicit OpenApiConformance(std::vector<boost::json::value> documents);
 
   // Empty when the answer matches the document; otherwise what is wrong. `target` is the path
-  // and query as sent. Answers with format=display (values as display forms, D39) and routes
-  // outside /api are checked for their status only.
+  // and query as sent. Where the document answers the anyOf of shapes marked x-cairn-format (a
+  // read's raw and display forms, D39), the answer must match the one its `format` parameter
+  // names (raw when absent). Routes outside /api are not checked.
   std::string Check(const std::string& method, const std::string& target, int status,
                     const std::string& content_type, const std::string& body);
 
@@ -38,6 +39,10 @@ class OpenApiConformance {
     std::string path;  // the document's path template
   };
   std::optional<Operation> Find(const std::string& method, const std::string& path) const;
+  // The branch of `schema`'s anyOf whose component is marked x-cairn-format: `format`; null
+  // when it has none.
+  const boost::json::value* FormatBranch(std::size_t document, const boost::json::value& schema,
+                                         const std::string& format) const;
   const json::JsonSchema* SchemaFor(std::size_t document, const std::string& key,
                                     const boost::json::value& schema, std::string& error);
 

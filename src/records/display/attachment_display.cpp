@@ -1,5 +1,6 @@
 #include "records/display/attachment_display.hpp"
 
+#include <boost/json/array.hpp>
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
@@ -8,6 +9,9 @@
 
 namespace cairn::records::display {
 namespace {
+
+constexpr std::string_view kDisplayName = "displayName";
+constexpr std::string_view kDisplaySize = "displaySize";
 
 boost::json::value WithDisplay(boost::json::value item) {
   if (item.is_string()) item = boost::json::object{{"path", item.get_string()}};
@@ -24,11 +28,11 @@ boost::json::value WithDisplay(boost::json::value item) {
     const std::size_t slash = full.rfind('/');
     name = full.substr(slash == std::string_view::npos ? 0 : slash + 1);
   }
-  attachment["displayName"] = name;
+  attachment[kDisplayName] = name;
   if (const auto* size = attachment.if_contains("size"); size != nullptr && size->is_int64()) {
     std::string text;
     AppendByteSize(size->get_int64(), text);
-    attachment["displaySize"] = boost::json::parse(text);
+    attachment[kDisplaySize] = boost::json::parse(text);
   }
   return item;
 }
@@ -50,6 +54,22 @@ void AppendAttachments(std::string_view stored, std::string_view bucket,
   } else {
     out += boost::json::serialize(value);
   }
+}
+
+void AddDisplayMembers(boost::json::object& schema) {
+  boost::json::value& properties = schema["properties"];
+  if (!properties.is_object()) properties = boost::json::object{};
+  properties.get_object()[kDisplayName] =
+      boost::json::object{{"type", "string"},
+                          {"description", "the file name, else the last segment of its path"},
+                          {"examples", boost::json::array{"q3.pdf"}}};
+  properties.get_object()[kDisplaySize] =
+      boost::json::object{{"type", "string"},
+                          {"description", "the size, when known"},
+                          {"examples", boost::json::array{"1.2 MB"}}};
+  boost::json::value& required = schema["required"];
+  if (!required.is_array()) required = boost::json::array{};
+  required.get_array().emplace_back(kDisplayName);
 }
 
 }  // namespace cairn::records::display

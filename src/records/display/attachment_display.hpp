@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include <boost/json/object.hpp>
+
 #include "records/attachment_files.hpp"
 
 namespace cairn::records::display {
@@ -15,5 +17,9 @@ namespace cairn::records::display {
 // links from `bucket`.
 void AppendAttachments(std::string_view stored, std::string_view bucket,
                        const AttachmentFiles* files, std::string& out);
+
+// Adds the members AppendAttachments adds (displayName, required; displaySize) to the JSON
+// Schema of an attachment object.
+void AddDisplayMembers(boost::json::object& schema);
 
 }  // namespace cairn::records::display

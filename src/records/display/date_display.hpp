@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include <boost/json/object.hpp>
+
 #include "config/model.hpp"
 #include "records/display_context.hpp"
 
@@ -24,5 +26,12 @@ void AppendDatetime(DisplayContext& context, const config::Field& field, std::in
 // `time` as stored: HH:MM or HH:MM:SS.
 void AppendTime(DisplayContext& context, const config::Field& field, std::string_view time,
                 std::string& out);
+
+// The JSON Schema of what AppendDate, AppendDatetime or AppendTime writes for `field`: a string
+// whose pattern is read from the same ICU pattern (the display locale's month and day names,
+// AM/PM), with an example formatted by it.
+boost::json::object DateDisplaySchema(const config::Field& field);
+boost::json::object DatetimeDisplaySchema(const config::Field& field);
+boost::json::object TimeDisplaySchema(const config::Field& field);
 
 }  // namespace cairn::records::display

@@ -21,4 +21,14 @@ void AppendJsonString(const icu::UnicodeString& text, std::string& out) {
   json::AppendString(out, utf8);
 }
 
+std::string RegexLiteral(std::string_view text) {
+  constexpr std::string_view kSyntax = R"(\^$.|?*+()[]{}/)";
+  std::string out;
+  for (char c : text) {
+    if (kSyntax.find(c) != std::string_view::npos) out.push_back('\\');
+    out.push_back(c);
+  }
+  return out;
+}
+
 }  // namespace cairn::records::display

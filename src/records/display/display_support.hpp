@@ -20,6 +20,9 @@ std::string_view Property(const config::Field& field, std::string_view key);
 // Appends `text` as a JSON string.
 void AppendJsonString(const icu::UnicodeString& text, std::string& out);
 
+// `text` as a regular expression (ECMA-262, as JSON Schema's `pattern`) that matches exactly it.
+std::string RegexLiteral(std::string_view text);
+
 // U+00A0, which keeps a number and its symbol on one line.
 inline constexpr std::string_view kNoBreakSpace = "\u00A0";
 

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <string>
 
+#include <boost/json/object.hpp>
+
 #include "config/model.hpp"
 #include "db/value.hpp"
 #include "records/display_context.hpp"
@@ -18,6 +20,10 @@ void AppendInteger(DisplayContext& context, const config::Field& field, std::int
 // decimal `1,234.50`; currency `$1,234.50`, `(€1.234,50)`, `1 234.50 CHF`; percentage `12.5%`.
 void AppendDecimalNumber(DisplayContext& context, const config::Field& field, db::Decimal value,
                          std::string& out);
+// The JSON Schema of what AppendInteger or AppendDecimalNumber writes for `field`: a string whose
+// pattern is derived from this formatter's own output (symbol, sign, separators, places), with
+// that output as its example. `may_be_negative` false leaves the negative form out.
+boost::json::object NumberDisplaySchema(const config::Field& field, bool may_be_negative = true);
 // A byte count in the largest unit that keeps it at or above 1: `512 byte`, `1.2 MB`.
 void AppendByteSize(std::int64_t bytes, std::string& out);
 

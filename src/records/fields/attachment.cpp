@@ -65,6 +65,12 @@ class AttachmentCodecImpl final : public FieldCodec {
     display::AppendAttachments(row.GetText(column), field.bucket, context.attachment_files(), out);
   }
 
+  boost::json::value DisplayJsonSchema(const config::Field& field) const override {
+    boost::json::object schema = AttachmentObjectSchema();
+    display::AddDisplayMembers(schema);
+    return NullableSchema(field, std::move(schema));
+  }
+
   boost::json::value JsonSchema(const config::Field& field) const override {
     return NullableSchema(field, AttachmentObjectSchema());
   }

@@ -31,6 +31,10 @@ class DateCodecImpl final : public TextColumnCodec {
     display::AppendDate(context, field, row.GetText(column), out);
   }
 
+  boost::json::value DisplayJsonSchema(const config::Field& field) const override {
+    return NullableSchema(field, display::DateDisplaySchema(field));
+  }
+
   boost::json::value JsonSchema(const config::Field& field) const override {
     return NullableSchema(field, {{"type", "string"}, {"format", "date"}});
   }

@@ -45,6 +45,10 @@ class DatetimeCodecImpl final : public FieldCodec {
     display::AppendDatetime(context, field, row.GetTimestampMillis(column), out);
   }
 
+  boost::json::value DisplayJsonSchema(const config::Field& field) const override {
+    return NullableSchema(field, display::DatetimeDisplaySchema(field));
+  }
+
   boost::json::value JsonSchema(const config::Field& field) const override {
     return NullableSchema(field, {{"type", "string"}, {"format", "date-time"}});
   }

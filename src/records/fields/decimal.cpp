@@ -92,6 +92,10 @@ class DecimalCodecImpl final : public FieldCodec {
     display::AppendDecimalNumber(context, field, row.GetDecimal(column, field.scale), out);
   }
 
+  boost::json::value DisplayJsonSchema(const config::Field& field) const override {
+    return NullableSchema(field, display::NumberDisplaySchema(field));
+  }
+
   boost::json::value JsonSchema(const config::Field& field) const override {
     boost::json::object schema{{"type", "number"}};
     AddBounds(field, schema);

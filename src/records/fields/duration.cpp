@@ -1,6 +1,8 @@
 // duration (D8): a whole number of seconds, at least 0.
 #include <cstdio>
 
+#include <boost/json/array.hpp>
+
 #include "records/display/number_display.hpp"
 #include "records/fields/codec_support.hpp"
 #include "records/fields/codecs.hpp"
@@ -18,6 +20,12 @@ const config::Field& DecimalHours() {
     return hours;
   }();
   return field;
+}
+
+// The field's displayFormat: h:mm (the default), h:mm:ss or decimal.
+std::string_view DisplayStyle(const config::Field& field) {
+  const boost::json::value* format = field.properties.if_contains("displayFormat");
+  return format != nullptr && format->is_string() ? std::string_view(format->get_string()) : "h:mm";
 }
 
 class DurationCodecImpl final : public FieldCodec {
@@ -53,9 +61,7 @@ class DurationCodecImpl final : public FieldCodec {
   void AppendDisplayValue(const config::Field& field, const db::Row& row, int column,
                           DisplayContext& context, std::string& out) const override {
     const std::int64_t seconds = row.GetInt64(column);
-    const boost::json::value* format = field.properties.if_contains("displayFormat");
-    const std::string_view style =
-        format != nullptr && format->is_string() ? std::string_view(format->get_string()) : "h:mm";
+    const std::string_view style = DisplayStyle(field);
     if (style == "decimal") {
       // Hundredths of an hour; seconds ≤ int64 max / 100 would be 29 billion years.
       const std::int64_t hundredths = (seconds / 36) + (seconds % 36 >= 18 ? 1 : 0);
@@ -74,6 +80,19 @@ class DurationCodecImpl final : public FieldCodec {
     out.push_back('"');
     out.append(text, static_cast<std::size_t>(length));
     out.push_back('"');
+  }
+
+  // What AppendDisplayValue writes: hours unbounded, minutes and seconds two digits.
+  boost::json::value DisplayJsonSchema(const config::Field& field) const override {
+    const std::string_view style = DisplayStyle(field);
+    if (style == "decimal") {
+      return NullableSchema(field, display::NumberDisplaySchema(DecimalHours(), false));
+    }
+    const bool seconds = style == "h:mm:ss";
+    return NullableSchema(
+        field, {{"type", "string"},
+                {"pattern", seconds ? "^[0-9]+:[0-5][0-9]:[0-5][0-9]$" : "^[0-9]+:[0-5][0-9]$"},
+                {"examples", boost::json::array{seconds ? "1:05:05" : "1:05"}}});
   }
 
   boost::json::value JsonSchema(const config::Field& field) const override {

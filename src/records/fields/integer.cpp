@@ -42,6 +42,10 @@ class IntegerCodecImpl final : public FieldCodec {
     display::AppendInteger(context, field, row.GetInt64(column), out);
   }
 
+  boost::json::value DisplayJsonSchema(const config::Field& field) const override {
+    return NullableSchema(field, display::NumberDisplaySchema(field));
+  }
+
   boost::json::value JsonSchema(const config::Field& field) const override {
     boost::json::object schema{{"type", "integer"}};
     AddBounds(field, schema);

@@ -95,6 +95,12 @@ class JsonCodecImpl final : public FieldCodec {
     json::AppendString(out, ec ? std::string(row.GetText(column)) : boost::json::serialize(value));
   }
 
+  boost::json::value DisplayJsonSchema(const config::Field& field) const override {
+    return NullableSchema(field, {{"type", "string"},
+                                  {"contentMediaType", "application/json"},
+                                  {"description", "the value serialized compactly"}});
+  }
+
   boost::json::value JsonSchema(const config::Field& field) const override {
     const boost::json::value* schema = FieldSchema(field);
     if (schema == nullptr) return boost::json::object{};  // any JSON, null included

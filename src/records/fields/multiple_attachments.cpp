@@ -49,6 +49,14 @@ class MultipleAttachmentsCodecImpl final : public FieldCodec {
     display::AppendAttachments(row.GetText(column), field.bucket, context.attachment_files(), out);
   }
 
+  boost::json::value DisplayJsonSchema(const config::Field& field) const override {
+    boost::json::object item = AttachmentObjectSchema();
+    display::AddDisplayMembers(item);
+    boost::json::object schema{{"type", "array"}, {"items", std::move(item)}};
+    if (field.max_files) schema["maxItems"] = *field.max_files;
+    return NullableSchema(field, std::move(schema));
+  }
+
   boost::json::value JsonSchema(const config::Field& field) const override {
     boost::json::object schema{{"type", "array"}, {"items", AttachmentObjectSchema()}};
     if (field.max_files) schema["maxItems"] = *field.max_files;

@@ -30,6 +30,10 @@ class TimeCodecImpl final : public TextColumnCodec {
     display::AppendTime(context, field, row.GetText(column), out);
   }
 
+  boost::json::value DisplayJsonSchema(const config::Field& field) const override {
+    return NullableSchema(field, display::TimeDisplaySchema(field));
+  }
+
   boost::json::value JsonSchema(const config::Field& field) const override {
     return NullableSchema(field, {{"type", "string"},
                                   {"format", "time"},

@@ -37,6 +37,12 @@ class UpdatedAtCodecImpl final : public FieldCodec {
     display::AppendDatetime(context, field, row.GetTimestampMillis(column), out);
   }
 
+  boost::json::value DisplayJsonSchema(const config::Field& field) const override {
+    boost::json::object schema = display::DatetimeDisplaySchema(field);
+    schema["readOnly"] = true;
+    return NullableSchema(field, std::move(schema));
+  }
+
   boost::json::value JsonSchema(const config::Field& field) const override {
     return NullableSchema(field, {{"type", "string"}, {"format", "date-time"}, {"readOnly", true}});
   }

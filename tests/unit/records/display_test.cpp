@@ -3,7 +3,10 @@
 // cairn keeps a currency symbol on its number's line with U+00A0.
 #include <gtest/gtest.h>
 
+#include <boost/json/serialize.hpp>
+
 #include "codec_test_util.hpp"
+#include "common/json_schema.hpp"
 #include "config/locale_data.hpp"
 #include "records/display_context.hpp"
 #include "support/fake_attachment_files.hpp"
@@ -16,12 +19,25 @@ using config::FieldType;
 constexpr std::string_view kNbsp = "\u00A0";
 constexpr std::string_view kNarrowNbsp = "\u202F";
 
+// Every display form below must also match the JSON Schema the codec gives its display form
+// (what the OpenAPI documents say format=display answers): one formatter, one description.
+void ExpectMatchesDisplaySchema(const config::Field& field, std::string_view out) {
+  const boost::json::value schema = CodecOf(field).DisplayJsonSchema(field);
+  auto compiled = json::JsonSchema::Compile(schema);
+  ASSERT_TRUE(compiled.ok()) << compiled.error().message << " " << boost::json::serialize(schema);
+  std::vector<json::SchemaIssue> issues;
+  const bool valid = compiled->Validate(J(out), issues);
+  EXPECT_TRUE(valid) << out << " does not match " << boost::json::serialize(schema) << ": "
+                     << (issues.empty() ? "" : issues.front().path + " " + issues.front().message);
+}
+
 std::string Display(const config::Field& field, db::Value value, std::string_view timezone = "") {
   auto context = DisplayContext::Make(timezone);
   EXPECT_TRUE(context.ok());
   const FakeRow row({db::Value(db::Null{}), std::move(value)});
   std::string out;
   CodecOf(field).AppendDisplay(field, row, 1, *context, out);
+  ExpectMatchesDisplaySchema(field, out);
   return out;
 }
 
@@ -273,6 +289,7 @@ TEST(AttachmentDisplay, AddsLinksWithFileStorage) {
       {db::Value(db::Null{}), db::Value(db::Json{R"([{"path":"x/one.png","size":2500}])"})});
   std::string out;
   CodecOf(many).AppendDisplay(many, row, 1, *context, out);
+  ExpectMatchesDisplaySchema(many, out);
   EXPECT_EQ(J(out), J(R"([{"path":"x/one.png","size":2500,"displayName":"one.png",
                            "displaySize":"2.5 kB",
                            "signedUrl":"https://files.test/photos/x/one.png?token=t",
@@ -295,8 +312,9 @@ TEST(Display, TypesPeopleAlreadyReadStayRaw) {
   EXPECT_EQ(Display(MakeField(FieldType::kSingleLineText), db::Value(std::string("Zoë"))),
             Q("Zoë"));
   EXPECT_EQ(Display(MakeField(FieldType::kCheckbox), db::Value(true)), "true");
-  EXPECT_EQ(Display(MakeField(FieldType::kMultiSelect), db::Value(db::Json{R"(["a","b"])"})),
-            R"(["a","b"])");
+  config::Field tags = MakeField(FieldType::kMultiSelect);
+  tags.options = {"a", "b"};  // a config always has options; the schema's enum lists them
+  EXPECT_EQ(Display(tags, db::Value(db::Json{R"(["a","b"])"})), R"(["a","b"])");
 }
 
 TEST(DatePattern, ConfigChecksPatternsIcuCanUse) {
