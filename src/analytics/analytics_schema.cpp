@@ -59,8 +59,12 @@ Status EnsureAnalyticsSchema(db::Database& database) {
     if (auto lock = connection.dialect().MigrationLockSql()) {
       CAIRN_TRY(connection.Execute(*lock, {}));
     }
-    return connection.ExecuteScript(SchemaSql(connection.dialect()));
+    return CreateAnalyticsSchema(connection);
   });
+}
+
+Status CreateAnalyticsSchema(db::Connection& connection) {
+  return connection.ExecuteScript(SchemaSql(connection.dialect()));
 }
 
 }  // namespace cairn::analytics

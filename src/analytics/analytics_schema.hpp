@@ -8,5 +8,7 @@
 namespace cairn::analytics {
 
 Status EnsureAnalyticsSchema(db::Database& database);
+// The same inside the caller's schema transaction (a publish that turns analytics on).
+Status CreateAnalyticsSchema(db::Connection& connection);
 
 }  // namespace cairn::analytics

@@ -158,6 +158,7 @@ struct Collection {
   // The array inside the draft (`tables`, `tables[name].fields`, `auth.strategies`).
   std::function<Result<boost::json::array*>(boost::json::object&, const Request&)> array;
   std::string item_param;  // the path parameter naming an item
+  bool list = false;       // GET on `path` lists the items (a collection no key route reads)
 };
 
 Result<boost::json::array*> TablesOf(boost::json::object& draft, const Request&) {
@@ -171,10 +172,22 @@ Result<boost::json::array*> FieldsOf(boost::json::object& draft, const Request& 
   return &ArrayAt(found->as_object(), "fields");
 }
 
-Result<boost::json::array*> StrategiesOf(boost::json::object& draft, const Request&) {
+boost::json::object& AuthOf(boost::json::object& draft) {
   boost::json::value& auth = draft["auth"];
   if (!auth.is_object()) auth = boost::json::object();
-  return &ArrayAt(auth.as_object(), "strategies");
+  return auth.as_object();
+}
+
+Result<boost::json::array*> StrategiesOf(boost::json::object& draft, const Request&) {
+  return &ArrayAt(AuthOf(draft), "strategies");
+}
+
+Result<boost::json::array*> RolesOf(boost::json::object& draft, const Request&) {
+  return &ArrayAt(AuthOf(draft), "roles");
+}
+
+Result<boost::json::array*> BucketsOf(boost::json::object& draft, const Request&) {
+  return &ArrayAt(draft, "buckets");
 }
 
 Response DraftResponse(const schema_edit::DraftView& view) {
@@ -207,6 +220,7 @@ constexpr const char* kMessageBody = R"({"type":"object","additionalProperties":
 constexpr const char* kPruneBody = R"({"type":"object","required":["confirm"],
   "additionalProperties":false,"properties":{"confirm":{"type":"boolean"}}})";
 constexpr const char* kAnyBody = R"({"description":"the new value of the key"})";
+constexpr const char* kStringBody = R"({"type":"string","description":"the new value of the key"})";
 
 Status AddCollectionRoutes(http::Router& router, SchemaEditor& editor, Collection collection) {
   const std::string item_path = collection.path + "/{" + collection.item_param + "}";
@@ -232,20 +246,29 @@ Status AddCollectionRoutes(http::Router& router, SchemaEditor& editor, Collectio
          CAIRN_ASSIGN_OR_RETURN(auto view, editor.EditDraft(edit, user));
          return DraftResponse(view);
        }}));
-  if (shared->key == "name") {
-    CAIRN_TRY(router.Add({Spec("GET", item_path, "Get a " + shared->what + " of the draft"),
+  if (shared->list) {
+    CAIRN_TRY(router.Add({Spec("GET", shared->path, "List the " + shared->what + "s of the draft"),
                           [&editor, shared](Request& request) -> Result<Response> {
                             CAIRN_TRY(RequireAdmin(request));
                             CAIRN_ASSIGN_OR_RETURN(auto view, editor.GetDraft());
                             boost::json::object draft = view.draft.snapshot.as_object();
                             CAIRN_ASSIGN_OR_RETURN(boost::json::array * items,
                                                    shared->array(draft, request));
-                            const std::string_view name = request.PathParam(shared->item_param);
-                            const boost::json::value* item = FindNamed(*items, shared->key, name);
-                            if (item == nullptr) return NotInDraft(shared->what, name);
-                            return Response::Json(200, *item);
+                            return Response::Json(200, {{"items", *items}});
                           }}));
   }
+  CAIRN_TRY(router.Add({Spec("GET", item_path, "Get a " + shared->what + " of the draft"),
+                        [&editor, shared](Request& request) -> Result<Response> {
+                          CAIRN_TRY(RequireAdmin(request));
+                          CAIRN_ASSIGN_OR_RETURN(auto view, editor.GetDraft());
+                          boost::json::object draft = view.draft.snapshot.as_object();
+                          CAIRN_ASSIGN_OR_RETURN(boost::json::array * items,
+                                                 shared->array(draft, request));
+                          const std::string_view name = request.PathParam(shared->item_param);
+                          const boost::json::value* item = FindNamed(*items, shared->key, name);
+                          if (item == nullptr) return NotInDraft(shared->what, name);
+                          return Response::Json(200, *item);
+                        }}));
   CAIRN_TRY(router.Add(
       {Spec("PATCH", item_path,
             "Change a " + shared->what + " of the draft (JSON merge patch; null removes a member)",
@@ -282,10 +305,49 @@ Status AddCollectionRoutes(http::Router& router, SchemaEditor& editor, Collectio
                      }});
 }
 
-// The other top-level keys: read, replace, merge-patch or remove one key of the draft.
+// The other top-level keys: read, replace, merge-patch or remove one key of the draft. `auth`
+// here is the whole section (allowSignUp, defaultRole, twoFactor, organizations, …); its
+// strategies and roles also have collection routes.
 constexpr std::string_view kDraftKeys[] = {"pages",      "theme",       "languages",
-                                           "components", "analytics",   "buckets",
+                                           "components", "analytics",   "auth",
                                            "forms",      "automations", "connections"};
+// The scalar top-level keys: read, set (the body is the value), remove (`name` is required).
+constexpr std::string_view kScalarKeys[] = {"name", "version", "description"};
+
+Status AddScalarRoutes(http::Router& router, SchemaEditor& editor, std::string key) {
+  const std::string path = "/draft/" + key;
+  CAIRN_TRY(router.Add({Spec("GET", path, "Get `" + key + "` of the draft"),
+                        [&editor, key](Request& request) -> Result<Response> {
+                          CAIRN_TRY(RequireAdmin(request));
+                          CAIRN_ASSIGN_OR_RETURN(auto view, editor.GetDraft());
+                          const auto* value = view.draft.snapshot.as_object().if_contains(key);
+                          return Response::Json(
+                              200, {{"key", key},
+                                    {"value", value != nullptr ? *value : boost::json::value()}});
+                        }}));
+  const auto set = [&editor, key](bool remove) {
+    return [&editor, key, remove](Request& request) -> Result<Response> {
+      CAIRN_ASSIGN_OR_RETURN(const std::string user, AdminId(request));
+      CAIRN_ASSIGN_OR_RETURN(auto view, editor.EditDraft(
+                                            [&](boost::json::object& draft) -> Status {
+                                              if (remove) {
+                                                draft.erase(key);
+                                              } else {
+                                                draft[key] = *request.json;
+                                              }
+                                              return {};
+                                            },
+                                            user));
+      return DraftResponse(view);
+    };
+  };
+  CAIRN_TRY(
+      router.Add({Spec("POST", path, "Set `" + key + "` of the draft (the body is the new value)",
+                       kStringBody),
+                  set(false)}));
+  if (key == "name") return {};
+  return router.Add({Spec("DELETE", path, "Remove `" + key + "` from the draft"), set(true)});
+}
 
 Status AddKeyRoutes(http::Router& router, SchemaEditor& editor, std::string key) {
   const std::string path = "/draft/" + key;
@@ -492,9 +554,16 @@ Status AddSchemaRoutes(http::Router& router, SchemaEditor& editor) {
       router, editor, {"/draft/tables/{table}/fields", "field", "name", &FieldsOf, "field"}));
   CAIRN_TRY(AddCollectionRoutes(
       router, editor,
-      {"/draft/auth/strategies", "auth strategy", "type", &StrategiesOf, "strategy"}));
+      {"/draft/auth/strategies", "auth strategy", "type", &StrategiesOf, "strategy", true}));
+  CAIRN_TRY(AddCollectionRoutes(
+      router, editor, {"/draft/auth/roles", "auth role", "name", &RolesOf, "role", true}));
+  CAIRN_TRY(AddCollectionRoutes(router, editor,
+                                {"/draft/buckets", "bucket", "name", &BucketsOf, "bucket", true}));
   for (const std::string_view key : kDraftKeys) {
     CAIRN_TRY(AddKeyRoutes(router, editor, std::string(key)));
+  }
+  for (const std::string_view key : kScalarKeys) {
+    CAIRN_TRY(AddScalarRoutes(router, editor, std::string(key)));
   }
   return {};
 }

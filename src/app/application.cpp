@@ -29,6 +29,7 @@
 #include "app/purge_setup.hpp"
 #include "app/schema_follower.hpp"
 #include "app/storage_setup.hpp"
+#include "auth/oauth/oauth_store.hpp"
 #include "common/log.hpp"
 #include "common/time.hpp"
 #include "http/middleware.hpp"
@@ -46,11 +47,13 @@ struct Application::Parts {
   ApplicationOptions options;
   std::unique_ptr<db::Database> database;
   std::unique_ptr<api::DatabaseLiveness> liveness;  // what GET /api/health reports
-  AuthParts auth;                                   // empty when the config has no `auth` section
-  StorageParts storage;                             // with auth: signing needs sessions
-  std::unique_ptr<StorageAttachmentFiles> attachment_files;  // attachments over `storage`
-  // What the served schema version derives (config, access, records, routes); a publish swaps
-  // it. Readers outside a request (jobs, erasure hooks) load it once per use.
+  // With an `auth` section: what every version's auth services share (secret, mail queue,
+  // counters, the session cache). Null without auth.
+  std::unique_ptr<AuthRuntime> auth;
+  StorageParts storage;  // with auth (signing needs sessions): the backend every version's uses
+  // What the served schema version derives (config, access, the auth, storage and analytics
+  // services, records, routes); a publish swaps it. Readers outside a request (jobs, erasure
+  // hooks, the realtime session check) load it once per use.
   std::atomic<std::shared_ptr<const AppSnapshot>> snapshot;
   // Versions, the draft, publishing (D51); null when the config came without its document.
   std::unique_ptr<schema_edit::SchemaEditor> schema_editor;
@@ -62,20 +65,19 @@ struct Application::Parts {
   std::unique_ptr<realtime::Hub> realtime;
   std::unique_ptr<jobs::PurgeJob> purge;  // with auth: erasure and retention (D19a)
   std::unique_ptr<jobs::Scheduler> purge_schedule;
-  std::unique_ptr<analytics::AnalyticsService> analytics;  // with a truthy `analytics` (D54)
-  std::unique_ptr<jobs::Scheduler> analytics_schedule;     // its rollups and retention
+  // Rollups and retention of the served version's analytics (D54): with analytics on at start,
+  // or whenever a publish may turn it on.
+  std::unique_ptr<jobs::Scheduler> analytics_schedule;
   std::unique_ptr<http::Server> server;
   bool shut_down = false;
 };
 
 namespace {
 
-// BASE_URL's origin and TRUSTED_ORIGINS: where cookie-authenticated writes may come from and
-// where OAuth sign-in may return to.
-std::vector<std::string> TrustedOrigins(const Settings& settings) {
-  std::vector<std::string> origins{api::OriginOf(settings.base_url)};
-  for (const auto& origin : settings.trusted_origins) origins.push_back(api::OriginOf(origin));
-  return origins;
+// The clock signed URL tokens are dated and checked on (epoch seconds).
+std::function<std::int64_t()> StorageNow(const Application::Parts& parts) {
+  if (parts.options.storage_now_seconds) return parts.options.storage_now_seconds;
+  return [] { return time::NowMillis() / 1000; };
 }
 
 // The routes of one schema version; every config-derived object a handler uses lives in
@@ -84,29 +86,29 @@ Status BuildRouter(Application::Parts& parts, AppSnapshot& snapshot) {
   http::Router& router = snapshot.router;
   const config::AppConfig& config = snapshot.config;
   CAIRN_TRY(api::AddHealthRoutes(router, *parts.liveness, {config.name, config.version}));
-  if (parts.auth.service) {
-    CAIRN_TRY(api::AddAuthRoutes(router, *parts.auth.service, *parts.auth.cookies,
-                                 parts.auth.two_factor.get()));
-    if (parts.auth.two_factor) {
-      CAIRN_TRY(api::AddTwoFactorRoutes(router, *parts.auth.two_factor, parts.auth.service->codec(),
-                                        *parts.auth.cookies));
+  if (snapshot.auth) {
+    AuthServices& auth = *snapshot.auth;
+    // This version's origin check, session layer and per-user limit.
+    router.SetMiddleware(auth.middleware);
+    CAIRN_TRY(api::AddAuthRoutes(router, *auth.service, *auth.cookies, auth.two_factor.get()));
+    if (auth.two_factor) {
+      CAIRN_TRY(
+          api::AddTwoFactorRoutes(router, *auth.two_factor, auth.service->codec(), *auth.cookies));
     }
-    CAIRN_TRY(api::AddAuthAdminRoutes(router, *parts.auth.service, *parts.auth.cookies));
-    CAIRN_TRY(api::AddAuthPasswordlessRoutes(router, *parts.auth.service, *parts.auth.cookies));
-    if (parts.auth.oauth) {
-      CAIRN_TRY(api::AddOAuthRoutes(router, *parts.auth.oauth, *parts.auth.cookies,
-                                    TrustedOrigins(parts.options.settings)));
+    CAIRN_TRY(api::AddAuthAdminRoutes(router, *auth.service, *auth.cookies));
+    CAIRN_TRY(api::AddAuthPasswordlessRoutes(router, *auth.service, *auth.cookies));
+    if (auth.oauth) {
+      CAIRN_TRY(
+          api::AddOAuthRoutes(router, *auth.oauth, *auth.cookies, parts.auth->trusted_origins));
     }
     if (config.auth->organizations) {
-      CAIRN_TRY(api::AddOrganizationRoutes(router, *parts.auth.service, parts.auth.mailer));
+      CAIRN_TRY(api::AddOrganizationRoutes(router, *auth.service, parts.auth->mailer));
     }
     // Every route needs a session (D17), which exists only with auth.
     CAIRN_TRY(api::AddTablesRoutes(router, config, snapshot.access));
-    std::function<std::int64_t()> storage_now = parts.options.storage_now_seconds;
-    if (!storage_now) storage_now = [] { return time::NowMillis() / 1000; };
     const records::AttachmentFiles* files = parts.options.attachment_files
                                                 ? parts.options.attachment_files
-                                                : parts.attachment_files.get();
+                                                : snapshot.attachment_files.get();
     snapshot.records = std::make_unique<records::RecordService>(
         *parts.database, config, snapshot.access, files, parts.realtime.get());
     CAIRN_TRY(api::AddRecordRoutes(router, config, *snapshot.records));
@@ -115,10 +117,9 @@ Status BuildRouter(Application::Parts& parts, AppSnapshot& snapshot) {
     // Admin only, so only with sessions (D50).
     CAIRN_TRY(api::AddActivityRoutes(router, *parts.database));
     // Admin only, so only with sessions (D55).
-    CAIRN_TRY(api::AddMcpRoutes(router, config, *parts.auth.service,
-                                TrustedOrigins(parts.options.settings)));
-    CAIRN_TRY(api::AddStorageRoutes(router, *parts.storage.service, *parts.database,
-                                    std::move(storage_now), parts.storage.transforms.get()));
+    CAIRN_TRY(api::AddMcpRoutes(router, config, *auth.service, parts.auth->trusted_origins));
+    CAIRN_TRY(api::AddStorageRoutes(router, *snapshot.storage, *parts.database, StorageNow(parts),
+                                    parts.storage.transforms.get()));
     // Admin only, so only with sessions (D52): documents every route of this table.
     CAIRN_TRY(api::AddOpenApiRoutes(router, config));
     // Admin only, and only when the operator turns it on (D51).
@@ -126,14 +127,64 @@ Status BuildRouter(Application::Parts& parts, AppSnapshot& snapshot) {
       CAIRN_TRY(api::AddSchemaRoutes(router, *parts.schema_editor));
     }
   }
-  if (parts.analytics) {
-    CAIRN_TRY(api::AddAnalyticsRoutes(router, *parts.analytics, parts.auth.service != nullptr));
+  if (snapshot.analytics) {
+    CAIRN_TRY(api::AddAnalyticsRoutes(router, *snapshot.analytics, snapshot.auth != nullptr));
   }
   if (parts.options.extra_routes) {
     CAIRN_TRY(parts.options.extra_routes(router, *parts.database));
   }
   if (parts.options.extra_config_routes) {
     CAIRN_TRY(parts.options.extra_config_routes(router, config));
+  }
+  return {};
+}
+
+// Whether `key` (and the app's name, which auth's two-factor and analytics' visitor hash read)
+// is the same in `previous` as in `config`: the services built from it can be shared.
+bool Unchanged(const AppSnapshot* previous, const config::AppConfig& config, std::string_view key) {
+  if (previous == nullptr || previous->config.name != config.name) return false;
+  const auto member = [key](const boost::json::value& document) -> const boost::json::value* {
+    return document.is_object() ? document.as_object().if_contains(key) : nullptr;
+  };
+  const boost::json::value* before = member(previous->config.document);
+  const boost::json::value* after = member(config.document);
+  if (before == nullptr || after == nullptr) return before == after;
+  return *before == *after;
+}
+
+// The services one version's `auth`, `buckets` and `analytics` build, or those of `previous`
+// where their part of the config did not change.
+Status BuildServices(Application::Parts& parts, const AppSnapshot* previous,
+                     AppSnapshot& snapshot) {
+  const config::AppConfig& config = snapshot.config;
+  if (config.auth.has_value() != (parts.auth != nullptr)) {
+    // Only a version another node took from its config file gets here (a publish refuses it).
+    Error error =
+        Error::Validation("This version adds or removes `auth`: restart this node to serve it",
+                          {{"auth", "cannot be added or removed while cairn runs"}});
+    error.reason = "RESTART_REQUIRED";
+    return error;
+  }
+  if (config.auth) {
+    if (Unchanged(previous, config, "auth") && previous->auth) {
+      snapshot.auth = previous->auth;
+    } else {
+      CAIRN_ASSIGN_OR_RETURN(snapshot.auth,
+                             BuildAuthServices(parts.options.settings, *parts.database, *parts.auth,
+                                               *config.auth, config.name));
+    }
+    snapshot.storage = BuildStorageService(parts.options.settings, config, parts.storage);
+    snapshot.attachment_files = std::make_unique<StorageAttachmentFiles>(
+        *snapshot.storage, StorageNow(parts), parts.storage.transforms.get());
+  }
+  if (config.analytics) {
+    if (Unchanged(previous, config, "analytics") && previous->analytics) {
+      snapshot.analytics = previous->analytics;
+    } else {
+      CAIRN_ASSIGN_OR_RETURN(
+          snapshot.analytics,
+          BuildAnalyticsService(*parts.database, config, parts.options.analytics_now_ms));
+    }
   }
   return {};
 }
@@ -146,8 +197,25 @@ Result<std::shared_ptr<AppSnapshot>> BuildSnapshot(Application::Parts& parts,
   snapshot->version = version;
   snapshot->config = std::move(config);
   snapshot->access = access::AccessIndex::Build(snapshot->config);
+  const std::shared_ptr<const AppSnapshot> previous = parts.snapshot.load();
+  CAIRN_TRY(BuildServices(parts, previous.get(), *snapshot));
   CAIRN_TRY(BuildRouter(parts, *snapshot));
   return snapshot;
+}
+
+// What a publish checks and migrates for the services (schema_edit::ServiceHooks).
+schema_edit::ServiceHooks ServiceHooksOf(Application::Parts& parts) {
+  schema_edit::ServiceHooks hooks;
+  hooks.check = [&parts](const config::AppConfig& config) -> Status {
+    if (!config.auth) return {};
+    return CheckAuthServices(parts.options.settings, *config.auth);
+  };
+  hooks.migrate = [](db::Connection& connection, const config::AppConfig& config) -> Status {
+    if (config.auth) CAIRN_TRY(CreateAuthTables(connection, *config.auth));
+    if (config.analytics) CAIRN_TRY(analytics::CreateAnalyticsSchema(connection));
+    return {};
+  };
+  return hooks;
 }
 
 // Realtime changes are read through the served version from now on (the hub keeps it alive
@@ -256,64 +324,47 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
     bound.base_url = "http://" + bound.host + ":" + std::to_string(parts->server->port());
   }
 
-  // Middleware order (http/middleware.hpp): rate limit, origin check, session and the per-user
-  // limit (with auth), security headers.
+  // Middleware order (http/middleware.hpp): rate limit, then (with auth) the served version's
+  // layers from its route table (origin check, session, the per-user limit), security headers.
   http::MiddlewareChain middleware;
   CAIRN_ASSIGN_OR_RETURN(auto rate_limit, MakeRateLimitLayer(bound, *parts->database,
                                                              parts->options.rate_limit_now_ms));
   middleware.push_back(std::move(rate_limit));
-  if (parts->options.config.auth) {
+  middleware.push_back(std::make_shared<http::SecurityHeaders>());
+  // The services are built from the served version (`start.config`), which a publish may have
+  // made differ from the file.
+  if (start.config.auth) {
     Application::Parts& live = *parts;
     CAIRN_ASSIGN_OR_RETURN(
         parts->auth,
-        SetUpAuth(bound, *parts->options.config.auth, *parts->database,
-                  AccountErasureHooks([&live]() -> std::shared_ptr<const config::AppConfig> {
-                    std::shared_ptr<const AppSnapshot> snapshot = live.snapshot.load();
-                    return {snapshot, &snapshot->config};
-                  })));
-    if (parts->options.config.auth->two_factor) {
-      CAIRN_TRY(SetUpTwoFactor(bound, *parts->database, parts->options.config.name, parts->auth));
+        SetUpAuthRuntime(bound, *parts->database,
+                         AccountErasureHooks([&live]() -> std::shared_ptr<const config::AppConfig> {
+                           std::shared_ptr<const AppSnapshot> snapshot = live.snapshot.load();
+                           return {snapshot, &snapshot->config};
+                         }),
+                         parts->options.rate_limit_now_ms));
+    if (start.config.auth->HasStrategy("oauth")) {
+      CAIRN_TRY(auth::oauth::EnsureOAuthSchema(*parts->database));
     }
-    CAIRN_TRY(EnsureFirstAdmin(bound, *parts->auth.service));
-    CAIRN_ASSIGN_OR_RETURN(
-        parts->storage,
-        SetUpStorage(bound, parts->options.config, *parts->database,
-                     parts->auth.service->options().secret, parts->options.before_transform));
-    std::vector<std::string> sign_in_paths = api::PasswordSignInPaths(*parts->options.config.auth);
-    for (std::string& path : api::PasswordlessSignInPaths(*parts->options.config.auth)) {
-      sign_in_paths.push_back(std::move(path));
-    }
-    for (std::string& path : api::OAuthSignInPaths(*parts->options.config.auth)) {
-      sign_in_paths.push_back(std::move(path));
-    }
-    middleware.push_back(
-        std::make_shared<api::OriginCheck>(TrustedOrigins(bound), std::move(sign_in_paths)));
-    middleware.push_back(
-        std::make_shared<api::SessionLayer>(*parts->auth.service, *parts->auth.cookies));
-    middleware.push_back(MakeUserRateLimitLayer(bound, parts->options.rate_limit_now_ms));
+    CAIRN_ASSIGN_OR_RETURN(parts->storage,
+                           SetUpStorage(bound, *parts->database, parts->auth->secret,
+                                        parts->options.before_transform));
   }
-  middleware.push_back(std::make_shared<http::SecurityHeaders>());
-  if (parts->options.config.analytics) {
-    CAIRN_ASSIGN_OR_RETURN(parts->analytics, SetUpAnalytics(*parts->database, parts->options.config,
-                                                            parts->options.analytics_now_ms));
-  }
+  if (start.config.analytics) CAIRN_TRY(analytics::EnsureAnalyticsSchema(*parts->database));
   parts->liveness = std::make_unique<api::DatabaseLiveness>(*parts->database);
-  if (parts->storage.service) {
-    std::function<std::int64_t()> storage_now = parts->options.storage_now_seconds;
-    if (!storage_now) storage_now = [] { return time::NowMillis() / 1000; };
-    parts->attachment_files = std::make_unique<StorageAttachmentFiles>(
-        *parts->storage.service, std::move(storage_now), parts->storage.transforms.get());
-  }
   if (start.version > 0) {
     parts->schema_editor = std::make_unique<schema_edit::SchemaEditor>(
         *parts->database, SnapshotPreparer(*parts), start.config, start.version,
         parts->options.config.document);
+    parts->schema_editor->SetServiceHooks(ServiceHooksOf(*parts));
   }
-  if (parts->auth.service) {
-    auth::AuthService& auth = *parts->auth.service;
+  if (parts->auth) {
+    Application::Parts& live = *parts;
+    // The served version's service answers (the session check reads no config).
     parts->realtime = std::make_unique<realtime::Hub>(
-        [&auth](std::string_view token) -> Result<std::optional<std::string>> {
-          CAIRN_ASSIGN_OR_RETURN(auto resolved, auth.Resolve(token));
+        [&live](std::string_view token) -> Result<std::optional<std::string>> {
+          const std::shared_ptr<const AppSnapshot> snapshot = live.snapshot.load();
+          CAIRN_ASSIGN_OR_RETURN(auto resolved, snapshot->auth->service->Resolve(token));
           if (!resolved) return std::optional<std::string>();
           return std::optional<std::string>(resolved->caller.user.role);
         });
@@ -323,6 +374,13 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   std::shared_ptr<const AppSnapshot> serving = std::move(first);
   parts->snapshot.store(serving);
   ServeChangesFrom(*parts, serving);
+  if (serving->auth) {
+    auth::AuthService& auth = *serving->auth->service;
+    CAIRN_TRY(EnsureFirstAdmin(bound, auth));
+    if (Status purged = auth.PurgeExpired(); !purged.ok()) {
+      log::Warn("cannot purge expired sessions: " + purged.error().detail);
+    }
+  }
   if (parts->realtime) {
     if (db::NotificationChannel* channel = parts->database->notifications()) {
       CAIRN_TRY(parts->realtime->UseChannel(*channel));  // other nodes on this database
@@ -332,19 +390,27 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   if (parts->schema_editor && parts->database->dialect().shared_server()) {
     parts->schema_follower = std::make_unique<SchemaFollower>(*parts->schema_editor);
   }
-  if (parts->auth.service) {
+  if (parts->auth) {
     Application::Parts& live = *parts;
     parts->purge = std::make_unique<jobs::PurgeJob>(
-        *parts->database, *parts->auth.service,
+        *parts->database,
         [&live] {
           std::shared_ptr<const AppSnapshot> snapshot = live.snapshot.load();
-          return jobs::PurgeTables{snapshot, snapshot->records.get(), &snapshot->config};
+          return jobs::PurgeTables{snapshot, snapshot->records.get(), &snapshot->config,
+                                   snapshot->auth->service.get()};
         },
         bound.eco_retention_purge_days);
     parts->purge_schedule = StartPurgeSchedule(*parts->purge);
   }
-  // Retention runs whenever analytics is on, with or without auth.
-  if (parts->analytics) parts->analytics_schedule = StartAnalyticsSchedule(*parts->analytics);
+  // Retention runs whenever analytics is on, with or without auth; with versions, a publish may
+  // turn it on, so the job runs and finds the served version's service (or none) at each turn.
+  if (serving->analytics || parts->schema_editor) {
+    Application::Parts& live = *parts;
+    parts->analytics_schedule =
+        StartAnalyticsSchedule([&live]() -> std::shared_ptr<analytics::AnalyticsService> {
+          return live.snapshot.load()->analytics;
+        });
+  }
   return std::make_unique<Application>(std::move(parts));
 }
 
@@ -357,7 +423,8 @@ db::Database& Application::database() {
 }
 
 void Application::WaitForBackgroundWork() {
-  if (parts_->auth.service) parts_->auth.service->WaitForBackgroundWork();
+  const std::shared_ptr<const AppSnapshot> snapshot = parts_->snapshot.load();
+  if (snapshot && snapshot->auth) snapshot->auth->service->WaitForBackgroundWork();
 }
 
 Result<jobs::PurgeReport> Application::RunPurgeJob(std::int64_t now_ms) {
@@ -366,8 +433,9 @@ Result<jobs::PurgeReport> Application::RunPurgeJob(std::int64_t now_ms) {
 }
 
 Result<analytics::MaintenanceReport> Application::RunAnalyticsJob(std::int64_t now_ms) {
-  if (!parts_->analytics) return Error::NotFound("analytics is off");
-  return parts_->analytics->RunMaintenance(now_ms);
+  const std::shared_ptr<const AppSnapshot> snapshot = parts_->snapshot.load();
+  if (!snapshot->analytics) return Error::NotFound("analytics is off");
+  return snapshot->analytics->RunMaintenance(now_ms);
 }
 
 void Application::Shutdown() {
@@ -378,12 +446,15 @@ void Application::Shutdown() {
   if (parts_->analytics_schedule) parts_->analytics_schedule->Stop();
   if (parts_->realtime) parts_->realtime->Shutdown();  // subscribers get 1001
   parts_->server->Shutdown();
-  // Every acknowledged page view is written before the database closes.
-  if (parts_->analytics) parts_->analytics->Shutdown();
+  // Every acknowledged page view is written before the database closes (a replaced version's
+  // service wrote its own when its last request ended).
+  if (const auto snapshot = parts_->snapshot.load(); snapshot && snapshot->analytics) {
+    snapshot->analytics->Shutdown();
+  }
   if (parts_->liveness) parts_->liveness->Stop();
   WaitForBackgroundWork();  // queued mail still needs the database
   // Mail waiting for a retry stays in the queue for the next start.
-  if (parts_->auth.mail_queue) parts_->auth.mail_queue->Stop();
+  if (parts_->auth) parts_->auth->mail_queue->Stop();
   parts_->database->Close();
 }
 

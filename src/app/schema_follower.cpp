@@ -1,5 +1,7 @@
 #include "app/schema_follower.hpp"
 
+#include <string>
+
 #include "common/log.hpp"
 #include "schema_edit/limits.hpp"
 
@@ -22,11 +24,19 @@ void SchemaFollower::Stop() {
 }
 
 void SchemaFollower::Run() {
+  // A version this node cannot serve (one that adds or removes `auth`) fails at every turn:
+  // its warning is logged once, not four times a second.
+  std::string last_warning;
   std::unique_lock lock(mutex_);
   while (!wake_.wait_for(lock, schema_edit::kFollowInterval, [this] { return stopping_; })) {
     lock.unlock();
     if (Status status = editor_.Follow(); !status.ok()) {
-      log::Warn("schema follower: " + status.error().message + " " + status.error().detail);
+      std::string warning =
+          "schema follower: " + status.error().message + " " + status.error().detail;
+      if (warning != last_warning) log::Warn(warning);
+      last_warning = std::move(warning);
+    } else {
+      last_warning.clear();
     }
     lock.lock();
   }

@@ -50,16 +50,14 @@ std::filesystem::path TransformCacheDir(const Settings& settings) {
          ("cairn-" + crypto::Sha256Hex(identity).substr(0, 16)) / "transforms";
 }
 
-Result<StorageParts> SetUpStorage(const Settings& settings, const config::AppConfig& config,
-                                  db::Database& database, std::string_view secret,
+Result<StorageParts> SetUpStorage(const Settings& settings, db::Database& database,
+                                  std::string secret,
                                   std::function<void(std::string_view)> before_transform) {
   StorageParts parts;
+  parts.secret = std::move(secret);
   CAIRN_ASSIGN_OR_RETURN(parts.store, MakeStore(settings, database));
   CAIRN_TRY(parts.store->Start());
-  log::Info("file storage: " + std::string(parts.store->provider()) + ", " +
-            std::to_string(config.buckets.size()) + " bucket(s)");
-  parts.service = std::make_unique<storage::StorageService>(config, settings.storage, *parts.store,
-                                                            secret, settings.base_url);
+  log::Info("file storage: " + std::string(parts.store->provider()));
   transform::TransformSettings transforms;
   transforms.cache_dir = TransformCacheDir(settings);
   transforms.cache_max_bytes =
@@ -79,6 +77,13 @@ Result<StorageParts> SetUpStorage(const Settings& settings, const config::AppCon
   CAIRN_ASSIGN_OR_RETURN(parts.transforms,
                          transform::TransformService::Start(std::move(transforms)));
   return parts;
+}
+
+std::unique_ptr<storage::StorageService> BuildStorageService(const Settings& settings,
+                                                             const config::AppConfig& config,
+                                                             StorageParts& parts) {
+  return std::make_unique<storage::StorageService>(config, settings.storage, *parts.store,
+                                                   parts.secret, settings.base_url);
 }
 
 }  // namespace cairn::app

@@ -15,17 +15,23 @@
 
 namespace cairn::app {
 
+// What lives across schema versions: the backend and the transforms (settings only). The
+// StorageService over them is built per version from its `buckets` (BuildStorageService).
 struct StorageParts {
   std::unique_ptr<storage::ObjectStore> store;
-  std::unique_ptr<storage::StorageService> service;
   std::unique_ptr<transform::TransformService> transforms;  // image transforms (D46)
+  std::string secret;  // signs tokens: the auth secret (AUTH_SECRET or the one kept)
 };
 
-// `secret` signs tokens (the auth secret: AUTH_SECRET or the one kept in the database).
 // `before_transform` is the transform service's test hook (empty in production).
-Result<StorageParts> SetUpStorage(const Settings& settings, const config::AppConfig& config,
-                                  db::Database& database, std::string_view secret,
+Result<StorageParts> SetUpStorage(const Settings& settings, db::Database& database,
+                                  std::string secret,
                                   std::function<void(std::string_view)> before_transform = {});
+
+// The service of one version: its buckets and roles (`config` must outlive it) over the store.
+std::unique_ptr<storage::StorageService> BuildStorageService(const Settings& settings,
+                                                             const config::AppConfig& config,
+                                                             StorageParts& parts);
 
 // STORAGE_TRANSFORM_CACHE_DIR, or <temp dir>/cairn-<16 hex digits of the data directory's path>
 // so two instances on one machine never share entries.

@@ -41,6 +41,11 @@ int PasswordLength(std::string_view password) {
 
 }  // namespace
 
+bool UseSessionCache(const db::Database& database) {
+  // One SQLite file has one node; PostgreSQL's nodes would not see each other's revocations.
+  return !database.dialect().shared_server();
+}
+
 std::string NormalizeEmail(std::string_view email) {
   while (!email.empty() && std::isspace(static_cast<unsigned char>(email.front()))) {
     email.remove_prefix(1);
@@ -62,8 +67,9 @@ AuthService::AuthService(db::Database& database, AuthOptions options,
                          std::shared_ptr<mail::Mailer> mailer)
     : database_(database),
       options_(std::move(options)),
-      // One SQLite file has one node; PostgreSQL's nodes would not see each other's revocations.
-      session_cache_(!database.dialect().shared_server()),
+      session_cache_(options_.session_cache
+                         ? options_.session_cache
+                         : std::make_shared<SessionCache>(UseSessionCache(database))),
       mailer_(std::move(mailer)),
       codec_(options_.secret) {}
 
@@ -149,14 +155,14 @@ Result<IssuedSession> AuthService::CreateSession(db::Connection& connection, con
 Result<std::optional<AuthService::Resolved>> AuthService::Resolve(std::string_view token) {
   const std::string hash = SessionTokenCodec::Hash(token);
   const std::int64_t now = time::NowMillis();
-  std::optional<Caller> found = session_cache_.Get(hash, now);
+  std::optional<Caller> found = session_cache_->Get(hash, now);
   if (!found) {
-    const std::uint64_t generation = session_cache_.Generation();
+    const std::uint64_t generation = session_cache_->Generation();
     CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
       CAIRN_ASSIGN_OR_RETURN(found, FindSessionByTokenHash(connection, hash));
       return {};
     }));
-    if (found) session_cache_.Put(hash, *found, generation, now);
+    if (found) session_cache_->Put(hash, *found, generation, now);
   }
   if (!found || found->session.expires_at <= now) return std::optional<Resolved>();
   if (found->user.banned && (!found->user.ban_expires || *found->user.ban_expires > now)) {
@@ -180,7 +186,7 @@ Result<std::optional<AuthService::Resolved>> AuthService::Resolve(std::string_vi
 
 Status AuthService::WriteTransaction(const std::function<Status(db::Connection&)>& work) {
   Status status = database_.Transaction(db::Access::kWrite, work);
-  session_cache_.Clear();  // after the end: a lookup before it may have seen the old rows
+  session_cache_->Clear();  // after the end: a lookup before it may have seen the old rows
   return status;
 }
 

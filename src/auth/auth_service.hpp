@@ -48,6 +48,9 @@ struct AuthOptions {
   RateCheck rate_check;
   // D19a (ACCOUNT_DELETION_GRACE_DAYS): from delete-user to the purge; 0 purges at once.
   std::int64_t deletion_grace_millis = kDefaultDeletionGraceDays * kMillisPerDay;
+  // The resolved-session cache, shared by the services of every schema version so that a write
+  // through one clears what the others cached; null: a cache of the service's own.
+  std::shared_ptr<SessionCache> session_cache;
 };
 
 // A new session and the token that only its holder knows.
@@ -208,8 +211,9 @@ class AuthService {
   // run got there first).
   Result<bool> PurgeIfDue(db::Connection& connection, std::string_view user_id, std::int64_t now);
 
-  // --- For sign-in modules beside this service (OAuth, organizations) ---------------------------------------
-  // A write transaction that drops cached sessions when it ends, as every auth write does.
+  // --- For sign-in modules beside this service (OAuth, organizations)
+  // --------------------------------------- A write transaction that drops cached sessions when it
+  // ends, as every auth write does.
   Status Write(const std::function<Status(db::Connection&)>& work) {
     return WriteTransaction(work);
   }
@@ -281,12 +285,14 @@ class AuthService {
   db::Database& database_;
   AuthOptions options_;
   std::atomic<std::int64_t> next_purge_ms_{0};
-  SessionCache session_cache_;
+  std::shared_ptr<SessionCache> session_cache_;
   BackgroundTasks background_;  // last: its thread stops first, before what it uses
   std::shared_ptr<mail::Mailer> mailer_;
   SessionTokenCodec codec_;
 };
 
+// Whether resolved sessions may be cached on `database` (one node: SQLite).
+bool UseSessionCache(const db::Database& database);
 // Lowercases and trims an address; empty when it is not a plausible single address.
 std::string NormalizeEmail(std::string_view email);
 // Links in mail and redirects go only to a path on this server or to its own origin (no open

@@ -132,6 +132,12 @@ std::optional<Response> Dispatcher::Before(const CompiledRoute& route, Request& 
   for (const auto& middleware : middleware_) {
     if (auto early = middleware->Before(request, route.route.spec)) return early;
   }
+  // Then the layers of the request's route table (its version's session layer).
+  if (request.router != nullptr) {
+    for (const auto& middleware : request.router->middleware()) {
+      if (auto early = middleware->Before(request, route.route.spec)) return early;
+    }
+  }
   return std::nullopt;
 }
 
@@ -214,6 +220,10 @@ void Dispatcher::Finish(const Request& request, Response& response) const {
   if (response.status >= 500 && log::Enabled(log::Level::kWarn)) {
     log::Warn("request " + request.request_id + " " + std::string(request.method) + " " +
               request.path + " answered " + std::to_string(response.status));
+  }
+  if (request.router != nullptr) {
+    const MiddlewareChain& layers = request.router->middleware();
+    for (auto it = layers.rbegin(); it != layers.rend(); ++it) (*it)->After(request, response);
   }
   for (auto it = middleware_.rbegin(); it != middleware_.rend(); ++it) {
     (*it)->After(request, response);

@@ -3,6 +3,9 @@
 //   2. rate limit                    (auth issue)
 //   3. session                       (auth issue; 401 before anything else, D17)
 //   4. security headers              (after the handler, on every response)
+// The dispatcher's chain holds the layers every version shares; a route table may carry the
+// layers of its schema version (Router::SetMiddleware: with auth, the origin check, the session
+// layer and the per-user limit), which run after the dispatcher's chain, their After first.
 #pragma once
 
 #include <memory>

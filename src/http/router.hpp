@@ -10,6 +10,7 @@
 
 #include "common/json_schema.hpp"
 #include "common/result.hpp"
+#include "http/middleware.hpp"
 #include "http/route.hpp"
 
 namespace cairn::http {
@@ -41,11 +42,18 @@ class Router {
   // Unique per router built in this process: a key for what is derived from one route table.
   std::uint64_t generation() const { return generation_; }
 
+  // Middleware that belongs to this table's version (the session layer of the auth config it
+  // was built from): the dispatcher runs it after its own chain, so a request meets the layers
+  // of the table it was routed by.
+  void SetMiddleware(MiddlewareChain middleware) { middleware_ = std::move(middleware); }
+  const MiddlewareChain& middleware() const { return middleware_; }
+
  private:
   struct Node;
   std::unique_ptr<Node> root_;
   std::vector<std::unique_ptr<CompiledRoute>> routes_;
   std::uint64_t generation_;
+  MiddlewareChain middleware_;
 };
 
 }  // namespace cairn::http

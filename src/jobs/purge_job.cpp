@@ -11,18 +11,15 @@ namespace cairn::jobs {
 PurgeJob::PurgeJob(db::Database& database, auth::AuthService& auth, records::RecordService* records,
                    const config::AppConfig& config, std::optional<int> retention_days)
     : PurgeJob(
-          database, auth,
-          [records, &config] {
-            return PurgeTables{nullptr, records, &config};
+          database,
+          [&auth, records, &config] {
+            return PurgeTables{nullptr, records, &config, &auth};
           },
           retention_days) {}
 
-PurgeJob::PurgeJob(db::Database& database, auth::AuthService& auth, PurgeTablesSource tables,
+PurgeJob::PurgeJob(db::Database& database, PurgeTablesSource tables,
                    std::optional<int> retention_days)
-    : database_(database),
-      auth_(auth),
-      tables_(std::move(tables)),
-      retention_days_(retention_days) {}
+    : database_(database), tables_(std::move(tables)), retention_days_(retention_days) {}
 
 Result<bool> PurgeJob::LockedStep(const std::function<Status(db::Connection&)>& step) {
   bool ours = false;
@@ -36,13 +33,15 @@ Result<bool> PurgeJob::LockedStep(const std::function<Status(db::Connection&)>& 
 
 Result<PurgeReport> PurgeJob::Run(std::int64_t now) {
   PurgeReport report;
-  CAIRN_ASSIGN_OR_RETURN(auto due, auth_.DueErasures(now, auth::kMaxErasuresPerRun));
+  const PurgeTables served = tables_();
+  auth::AuthService& auth = *served.auth;
+  CAIRN_ASSIGN_OR_RETURN(auto due, auth.DueErasures(now, auth::kMaxErasuresPerRun));
   for (const std::string& user_id : due) {
     bool erased = false;
     // One account per transaction: each erasure commits with its purge entry, alone.
     CAIRN_ASSIGN_OR_RETURN(bool ran, LockedStep([&](db::Connection& connection) -> Status {
                              CAIRN_ASSIGN_OR_RETURN(erased,
-                                                    auth_.PurgeIfDue(connection, user_id, now));
+                                                    auth.PurgeIfDue(connection, user_id, now));
                              return {};
                            }));
     if (!ran) {
@@ -51,7 +50,6 @@ Result<PurgeReport> PurgeJob::Run(std::int64_t now) {
     }
     if (erased) report.erased_user_ids.push_back(user_id);
   }
-  const PurgeTables served = tables_();
   report.retention_enabled = retention_days_.has_value() && served.records != nullptr;
   if (!report.retention_enabled) return report;
   const std::int64_t cutoff =

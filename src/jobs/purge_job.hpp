@@ -35,20 +35,20 @@ struct PurgeReport {
   bool retention_enabled = false;
 };
 
-// What a run reads from the served schema version: its record service and config (a publish
-// swaps them; `owner` keeps both alive until the run ends).
+// What a run reads from the served schema version: its record service, config and auth service
+// (a publish swaps them; `owner` keeps them alive until the run ends).
 struct PurgeTables {
   std::shared_ptr<const void> owner;
   records::RecordService* records = nullptr;  // null: no tables served
   const config::AppConfig* config = nullptr;
+  auth::AuthService* auth = nullptr;  // never null
 };
 using PurgeTablesSource = std::function<PurgeTables()>;
 
 class PurgeJob {
  public:
   // `tables` is asked once per run (the version served at that moment).
-  PurgeJob(db::Database& database, auth::AuthService& auth, PurgeTablesSource tables,
-           std::optional<int> retention_days);
+  PurgeJob(db::Database& database, PurgeTablesSource tables, std::optional<int> retention_days);
   // `records` may be null (no tables served): then only erasures run. `retention_days` unset:
   // the trash is kept forever.
   PurgeJob(db::Database& database, auth::AuthService& auth, records::RecordService* records,
@@ -65,7 +65,6 @@ class PurgeJob {
                     std::int64_t cutoff, PurgeReport& report);
 
   db::Database& database_;
-  auth::AuthService& auth_;
   PurgeTablesSource tables_;
   std::optional<int> retention_days_;
 };

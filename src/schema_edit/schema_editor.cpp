@@ -256,16 +256,19 @@ Result<SchemaEditor::Candidate> SchemaEditor::Check(const boost::json::value& sn
     error.reason = "INVALID_CONFIG";
     return error;
   }
-  for (const std::string_view key : kRestartOnlyKeys) {
-    if (SameMember(snapshot, active, key)) continue;
+  for (const std::string_view key : kRestartOnlyPresence) {
+    const bool before = Member(active, key) != nullptr;
+    if (before == (Member(snapshot, key) != nullptr)) continue;
     Error error = Error::Validation(
-        "The draft changes `" + std::string(key) + "`, which only the config file changes",
+        "The draft " + std::string(before ? "removes" : "adds") + " `" + std::string(key) +
+            "`, which only the config file does",
         {{std::string(key),
-          "cannot change while cairn runs (its services are built at startup): change it in the "
-          "config file and restart"}});
+          "cannot be added or removed while cairn runs (the schema routes and sessions exist "
+          "only with it): change it in the config file and restart"}});
     error.reason = "RESTART_REQUIRED";
     return error;
   }
+  if (hooks_.check) CAIRN_TRY(hooks_.check(*outcome.config));
   auto model = schema::BuildSchemaModel(*outcome.config);
   if (!model.ok()) {
     Error error = Error::Validation(model.error().message, {{"tables", model.error().message}});
@@ -362,6 +365,7 @@ Result<PublishOutcome> SchemaEditor::Publish(const boost::json::value& snapshot,
     options.conversions = ConversionsBetween(active_, candidate.config);
     CAIRN_ASSIGN_OR_RETURN(outcome.migration, schema::Migrate(connection, model, options));
     CAIRN_TRY(RenameTableReferences(connection, renames.table_names));
+    if (hooks_.migrate) CAIRN_TRY(hooks_.migrate(connection, candidate.config));
     outcome.version = outcome.previous_version + 1;
     Version version;
     version.info = {outcome.version, std::string(source), restored_from,

@@ -46,14 +46,30 @@ struct StatusView {
   bool drift = false;  // the config file differs from the active version
 };
 
-// Top-level keys whose change a publish refuses: the services built from them (sessions and
-// strategies, storage buckets, analytics) live across versions and are built once at startup.
-inline constexpr std::string_view kRestartOnlyKeys[] = {"auth", "buckets", "analytics"};
+// Top-level keys a publish may change but not add or remove (400 RESTART_REQUIRED naming the
+// key). `auth`'s services are rebuilt with each version, but with or without an `auth` section
+// is another application: the session layer, the records, storage and these very routes exist
+// only with it, so removing it would cut every admin off, and adding it cannot be asked for
+// (the routes do not exist without it). Change it in the config file and restart.
+inline constexpr std::string_view kRestartOnlyPresence[] = {"auth"};
+
+// What the services derived from a version (auth, storage, analytics: built with its snapshot)
+// need of a publish beyond the config's own validation. Both may be empty.
+struct ServiceHooks {
+  // Refuses a version its services could not be built from (an OAuth provider without its
+  // credentials in the environment): validation errors with key paths, like the config's.
+  std::function<Status(const config::AppConfig&)> check;
+  // The tables the version's services need (the oauth strategy's, analytics'), created in the
+  // publish transaction with the migration.
+  std::function<Status(db::Connection&, const config::AppConfig&)> migrate;
+};
 
 class SchemaEditor {
  public:
   SchemaEditor(db::Database& database, Prepare prepare, config::AppConfig active,
                std::int64_t active_version, boost::json::value file_document);
+  // Before the first request (not thread-safe).
+  void SetServiceHooks(ServiceHooks hooks) { hooks_ = std::move(hooks); }
 
   Result<StatusView> GetStatus();
   // The changes between the config file and the active version, per top-level key and table.
@@ -108,6 +124,7 @@ class SchemaEditor {
 
   db::Database& database_;
   Prepare prepare_;
+  ServiceHooks hooks_;
   boost::json::value file_document_;
   std::mutex mutex_;  // one publish, restore, prune or follow at a time in this process
   config::AppConfig active_;

@@ -47,8 +47,12 @@ Status EnsureOAuthSchema(db::Database& database) {
     if (auto lock = connection.dialect().MigrationLockSql()) {
       CAIRN_TRY(connection.Execute(*lock, {}));
     }
-    return connection.ExecuteScript(kSchemaSql);
+    return CreateOAuthSchema(connection);
   });
+}
+
+Status CreateOAuthSchema(db::Connection& connection) {
+  return connection.ExecuteScript(kSchemaSql);
 }
 
 Status InsertPendingAuthorization(db::Connection& connection, std::string_view state,

@@ -18,6 +18,8 @@
 namespace cairn::auth::oauth {
 
 Status EnsureOAuthSchema(db::Database& database);
+// The same inside the caller's schema transaction (a publish that turns the strategy on).
+Status CreateOAuthSchema(db::Connection& connection);
 
 struct PendingAuthorization {
   std::string provider;

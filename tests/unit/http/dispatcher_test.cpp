@@ -278,5 +278,60 @@ TEST(DispatcherTest, SwappedRouterServesLaterRequestsAndKeepsRoutedOnesAlive) {
   EXPECT_NE(second.router->generation(), old_generation);
 }
 
+// Records the order it runs in (`name` + ">" before, "<" + `name` after).
+class TraceMiddleware final : public Middleware {
+ public:
+  TraceMiddleware(std::string name, std::shared_ptr<std::string> trace)
+      : name_(std::move(name)), trace_(std::move(trace)) {}
+  std::optional<Response> Before(Request&, const RouteSpec&) override {
+    *trace_ += name_ + ">";
+    return std::nullopt;
+  }
+  void After(const Request&, Response&) override { *trace_ += "<" + name_; }
+
+ private:
+  std::string name_;
+  std::shared_ptr<std::string> trace_;
+};
+
+TEST(DispatcherTest, ARouteTableCarriesItsVersionsMiddlewareAfterTheGlobalChain) {
+  auto trace = std::make_shared<std::string>();
+  auto router_with = [trace](std::string layer) {
+    Router router;
+    RouteSpec spec;
+    spec.method = "GET";
+    spec.pattern = "/v";
+    EXPECT_TRUE(router
+                    .Add({spec,
+                          [trace](Request&) -> Result<Response> {
+                            *trace += "handler";
+                            return Response::Json(200, boost::json::object{});
+                          }})
+                    .ok());
+    router.SetMiddleware({std::make_shared<TraceMiddleware>(std::move(layer), trace)});
+    return std::make_shared<const Router>(std::move(router));
+  };
+  Dispatcher dispatcher(router_with("v1"), {std::make_shared<TraceMiddleware>("global", trace)});
+  auto first_raw = MakeRequest(boost::beast::http::verb::get, "/v");
+  Request first;
+  Dispatcher::Routed routed = dispatcher.Route(first_raw, first);
+  ASSERT_NE(routed.route, nullptr);
+  // A request routed before the swap meets the layers of its own table, nested in the global.
+  dispatcher.SwapRouter(router_with("v2"));
+  EXPECT_EQ(dispatcher.Run(*routed.route, first).status, 200);
+  EXPECT_EQ(*trace, "global>v1>handler<v1<global");
+  trace->clear();
+  auto second_raw = MakeRequest(boost::beast::http::verb::get, "/v");
+  Request second;
+  EXPECT_EQ(dispatcher.Handle(second_raw, second).status, 200);
+  EXPECT_EQ(*trace, "global>v2>handler<v2<global");
+  // An unknown route still meets the table's After (the request was routed by it).
+  trace->clear();
+  auto missing_raw = MakeRequest(boost::beast::http::verb::get, "/nope");
+  Request missing;
+  EXPECT_EQ(dispatcher.Handle(missing_raw, missing).status, 404);
+  EXPECT_EQ(*trace, "<v2<global");
+}
+
 }  // namespace
 }  // namespace cairn::http
