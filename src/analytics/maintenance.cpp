@@ -1,6 +1,8 @@
-// The background job's work: roll finished days up into `_cairn_analytics_daily`, then delete
-// events (and rollups) older than retentionDays. Each day is one transaction under the job's
-// lock (PostgreSQL: one node at a time), so a crash leaves whole days behind, never half of one.
+// The background job's work: roll each finished hour up into `_cairn_analytics_hourly` and
+// `_cairn_analytics_visitor_days` (and each finished day into `_cairn_analytics_daily`), then
+// delete events (and rollups) older than retentionDays. Each hour is one transaction under the
+// job's lock (PostgreSQL: one node at a time) that also advances `rolled_until_hour`, so a crash
+// or restart leaves whole hours behind, never half of one, and the next run carries on there.
 #include <algorithm>
 
 #include "analytics/analytics_service.hpp"
@@ -25,22 +27,44 @@ Result<bool> TakeJobLock(db::Connection& connection) {
 
 }  // namespace
 
+Status AnalyticsService::RollUpHour(db::Connection& connection, std::int64_t hour) {
+  const std::int64_t start = hour * kHourMillis;
+  const std::int64_t end = start + kHourMillis;
+  CAIRN_TRY(connection.Execute(R"(DELETE FROM "_cairn_analytics_hourly" WHERE "hour" = ?)", {hour}));
+  // Page views, distinct visitors and sessions started in the hour (the same SQL as a raw
+  // report, one bucket; it looks back sessionTimeout for sessions begun before the hour).
+  CAIRN_TRY(connection.Execute(
+      R"(INSERT INTO "_cairn_analytics_hourly" ("hour", "page_views", "visitors", "sessions") )" +
+          SessionSeriesSql(),
+      {kHourMillis, timeout_ms(), start - timeout_ms(), end, start}));
+  // Each visitor of the hour gets the hour's bit on its row of the day (rolling an hour again
+  // sets the same bits: idempotent). A visitor id includes its user agent, so its classes are
+  // one per row.
+  const std::int64_t day = FloorDiv(start, kDayMillis);
+  const std::int64_t bit = std::int64_t{1} << (hour - day * 24);
+  CAIRN_TRY(connection.Execute(
+      R"(INSERT INTO "_cairn_analytics_visitor_days" ("day", "visitor", "hours", "device_type", )"
+      R"("browser", "os") SELECT ?, "visitor", ?, MIN("device_type"), MIN("browser"), MIN("os") )"
+      R"(FROM "_cairn_analytics_events" WHERE "created_at" >= ? AND "created_at" < ? )"
+      R"(GROUP BY "visitor" ON CONFLICT ("day", "visitor") DO UPDATE SET "hours" = )"
+      R"("_cairn_analytics_visitor_days"."hours" | excluded."hours")",
+      {day, bit, start, end}));
+  return {};
+}
+
 Status AnalyticsService::RollUpDay(db::Connection& connection, std::int64_t day) {
   const std::int64_t start = day * kDayMillis;
   const std::int64_t end = start + kDayMillis;
   CAIRN_TRY(connection.Execute(R"(DELETE FROM "_cairn_analytics_daily" WHERE "day" = ?)", {day}));
-  // The day's totals with its sessions (the same SQL as a raw report, one bucket).
+  // The day's totals from its hours (page views and sessions add up; a visitor is one row of
+  // the day). Days without page views get no row.
   CAIRN_TRY(connection.Execute(
       R"(INSERT INTO "_cairn_analytics_daily" ("dimension", "day", "k1", "k2", "k3", )"
-      R"("page_views", "visitors", "sessions") SELECT 'total', "bucket", '', '', '', "c1", "c2", "c3" )"
-      R"(FROM (SELECT "created_at" / ? AS "bucket", COUNT(*) AS "c1", COUNT(DISTINCT "visitor") AS "c2", )"
-      R"(COALESCE(SUM("starts"), 0) AS "c3" FROM (SELECT "created_at", "visitor", )"
-      R"(CASE WHEN LAG("created_at") OVER "w" IS NULL )"
-      R"(OR "created_at" - LAG("created_at") OVER "w" > ? THEN 1 ELSE 0 END AS "starts" )"
-      R"(FROM "_cairn_analytics_events" WHERE "created_at" >= ? AND "created_at" < ? )"
-      R"(WINDOW "w" AS (PARTITION BY "visitor" ORDER BY "created_at", "id")) "e" )"
-      R"(WHERE "created_at" >= ? GROUP BY 1) "t")",
-      {kDayMillis, timeout_ms(), start - timeout_ms(), end, start}));
+      R"("page_views", "visitors", "sessions") SELECT 'total', ?, '', '', '', )"
+      R"(CAST(SUM("page_views") AS BIGINT), (SELECT COUNT(*) FROM "_cairn_analytics_visitor_days" )"
+      R"(WHERE "day" = ?), CAST(SUM("sessions") AS BIGINT) FROM "_cairn_analytics_hourly" )"
+      R"(WHERE "hour" >= ? AND "hour" < ? HAVING COUNT(*) > 0)",
+      {day, day, day * 24, day * 24 + 24}));
   for (Dimension dimension : {Dimension::kPage, Dimension::kReferrer, Dimension::kCampaign,
                               Dimension::kDeviceType, Dimension::kBrowser, Dimension::kOs}) {
     const DimensionSql& sql = SqlOf(dimension);
@@ -61,16 +85,16 @@ Status AnalyticsService::RollUpDay(db::Connection& connection, std::int64_t day)
     insert += R"( GROUP BY "created_at" / )" + std::to_string(kDayMillis) + ", " + keys;
     CAIRN_TRY(connection.Execute(insert, {start, end}));
   }
-  return WriteRolledUntil(connection, day + 1);
+  return {};
 }
 
 Result<MaintenanceReport> AnalyticsService::RunMaintenance(std::int64_t now) {
   CAIRN_TRY(Flush());
   MaintenanceReport report;
-  // Days that ended over kRollupGraceMs ago are due.
-  const std::int64_t due_until = (now - kRollupGraceMs) / kDayMillis;
+  // Hours that ended over kRollupGraceMs ago are due.
+  const std::int64_t due_until = FloorDiv(now - kRollupGraceMs, kHourMillis);
   const std::int64_t cutoff = now - static_cast<std::int64_t>(config_.retention_days) * kDayMillis;
-  for (int run = 0; run < kMaxDaysRolledUpPerRun; ++run) {
+  for (int run = 0; run < kMaxHoursRolledUpPerRun; ++run) {
     bool done = false;
     CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
       CAIRN_ASSIGN_OR_RETURN(const bool held, TakeJobLock(connection));
@@ -78,26 +102,36 @@ Result<MaintenanceReport> AnalyticsService::RunMaintenance(std::int64_t now) {
         report.skipped = done = true;
         return {};
       }
-      CAIRN_ASSIGN_OR_RETURN(std::int64_t next, ReadRolledUntil(connection));
+      CAIRN_ASSIGN_OR_RETURN(std::int64_t next, ReadRolledUntilHour(connection));
       if (next == 0) {
-        // First run: start at the oldest event (or today, when there is none).
+        // First run (or the first since daily-only rollups): start at the oldest event's day
+        // (or now, when there is none).
         next = due_until;
         CAIRN_TRY(connection.Execute(R"(SELECT MIN("created_at") FROM "_cairn_analytics_events")",
                                      {}, [&](const db::Row& row) {
-                                       if (!row.IsNull(0))
-                                         next = std::min(next, row.GetInt64(0) / kDayMillis);
+                                       if (!row.IsNull(0)) {
+                                         next = std::min(
+                                             next, FloorDiv(row.GetInt64(0), kDayMillis) * 24);
+                                       }
                                      }));
+        CAIRN_TRY(connection.Execute(
+            R"(DELETE FROM "_cairn_analytics_state" WHERE "name" = 'rolled_until')", {}));
       }
       // Days past the retention horizon are not worth rolling up: their events are going.
-      next = std::max(next, cutoff / kDayMillis);
+      next = std::max(next, FloorDiv(cutoff, kDayMillis) * 24);
       if (next >= due_until) {
-        CAIRN_TRY(WriteRolledUntil(connection, next));
+        CAIRN_TRY(WriteRolledUntilHour(connection, next));
         done = true;
         return {};
       }
-      CAIRN_TRY(RollUpDay(connection, next));
-      ++report.days_rolled_up;
-      return {};
+      // One hour per transaction; the day's rollup with its last hour.
+      CAIRN_TRY(RollUpHour(connection, next));
+      ++report.hours_rolled_up;
+      if ((next + 1) % 24 == 0) {
+        CAIRN_TRY(RollUpDay(connection, FloorDiv(next, 24)));
+        ++report.days_rolled_up;
+      }
+      return WriteRolledUntilHour(connection, next + 1);
     }));
     if (done) break;
   }
@@ -112,9 +146,14 @@ Result<MaintenanceReport> AnalyticsService::RunMaintenance(std::int64_t now) {
         report.events_deleted,
         connection.Execute(R"(DELETE FROM "_cairn_analytics_events" WHERE "created_at" < ?)",
                            {cutoff}));
-    // A rollup of a day wholly past the horizon goes with its events.
+    // The rollups of a day wholly past the horizon go with its events.
+    const std::int64_t first_day = FloorDiv(cutoff, kDayMillis);
     CAIRN_TRY(connection.Execute(R"(DELETE FROM "_cairn_analytics_daily" WHERE "day" < ?)",
-                                 {cutoff / kDayMillis}));
+                                 {first_day}));
+    CAIRN_TRY(connection.Execute(R"(DELETE FROM "_cairn_analytics_hourly" WHERE "hour" < ?)",
+                                 {first_day * 24}));
+    CAIRN_TRY(connection.Execute(
+        R"(DELETE FROM "_cairn_analytics_visitor_days" WHERE "day" < ?)", {first_day}));
     return {};
   }));
   return report;
