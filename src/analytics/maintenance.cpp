@@ -1,8 +1,9 @@
 // The background job's work: roll each finished hour up into `_cairn_analytics_hourly` and
 // `_cairn_analytics_visitor_days` (and each finished day into `_cairn_analytics_daily`), then
-// delete events (and rollups) older than retentionDays. Each hour is one transaction under the
-// job's lock (PostgreSQL: one node at a time) that also advances `rolled_until_hour`, so a crash
-// or restart leaves whole hours behind, never half of one, and the next run carries on there.
+// delete events (and rollups) older than retentionDays. Hours are rolled up in transactions under the
+// job's lock (PostgreSQL: one node at a time) that also advances `rolled_until_hour` (a day's
+// due hours share one transaction), so a crash or restart leaves whole hours behind, never half
+// of one, and the next run carries on there.
 #include <algorithm>
 
 #include "analytics/analytics_service.hpp"
@@ -94,7 +95,7 @@ Result<MaintenanceReport> AnalyticsService::RunMaintenance(std::int64_t now) {
   // Hours that ended over kRollupGraceMs ago are due.
   const std::int64_t due_until = FloorDiv(now - kRollupGraceMs, kHourMillis);
   const std::int64_t cutoff = now - static_cast<std::int64_t>(config_.retention_days) * kDayMillis;
-  for (int run = 0; run < kMaxHoursRolledUpPerRun; ++run) {
+  while (report.hours_rolled_up < kMaxHoursRolledUpPerRun) {
     bool done = false;
     CAIRN_TRY(database_.Transaction(db::Access::kWrite, [&](db::Connection& connection) -> Status {
       CAIRN_ASSIGN_OR_RETURN(const bool held, TakeJobLock(connection));
@@ -124,14 +125,18 @@ Result<MaintenanceReport> AnalyticsService::RunMaintenance(std::int64_t now) {
         done = true;
         return {};
       }
-      // One hour per transaction; the day's rollup with its last hour.
-      CAIRN_TRY(RollUpHour(connection, next));
-      ++report.hours_rolled_up;
-      if ((next + 1) % 24 == 0) {
-        CAIRN_TRY(RollUpDay(connection, FloorDiv(next, 24)));
-        ++report.days_rolled_up;
-      }
-      return WriteRolledUntilHour(connection, next + 1);
+      // The due hours of one day per transaction; the day's rollup with its last hour.
+      do {
+        CAIRN_TRY(RollUpHour(connection, next));
+        ++report.hours_rolled_up;
+        ++next;
+        if (next % 24 == 0) {
+          CAIRN_TRY(RollUpDay(connection, next / 24 - 1));
+          ++report.days_rolled_up;
+          break;
+        }
+      } while (next < due_until);
+      return WriteRolledUntilHour(connection, next);
     }));
     if (done) break;
   }
