@@ -350,6 +350,7 @@ int Collect(std::int64_t collect) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows through `tee`
   const std::string mode = argc > 1 ? argv[1] : "";
   std::int64_t events = 10'000'000;
   std::int64_t collect = 200'000;
