@@ -111,7 +111,7 @@ std::string PathName(int i) {
   return (i % 3 == 0 ? "/docs/page-" : "/blog/post-") + std::to_string(i);
 }
 std::string ReferrerName(int i) {
-  static const char* const kTop[] = {"google.com", "bing.com", "duckduckgo.com",
+  static const char* const kTop[] = {"google.com",           "bing.com",    "duckduckgo.com",
                                      "news.ycombinator.com", "twitter.com", "reddit.com"};
   if (i < 6) return kTop[i];
   return "site" + std::to_string(i) + ".example.org";
@@ -148,8 +148,9 @@ void GenerateDay(std::int64_t day, std::int64_t quota, std::int64_t limit, Rando
     const int sessions = roll < 80 ? 1 : roll < 95 ? 2 : 3;
     for (int s = 0; s < sessions; ++s) {
       const std::int64_t r = random.Below(100);
-      const int referrer = r < 55 ? -1 : r < 85 ? static_cast<int>(random.Below(3))
-                                                : referrers.Pick(random);
+      const int referrer = r < 55   ? -1
+                           : r < 85 ? static_cast<int>(random.Below(3))
+                                    : referrers.Pick(random);
       const int campaign = random.Below(100) < 5 ? static_cast<int>(random.Below(20)) : -1;
       const int pages = 1 + static_cast<int>(std::min<std::int64_t>(11, random.Below(7)));
       for (int p = 0; p < pages; ++p) {
@@ -225,20 +226,18 @@ int Seed(std::int64_t events, const db::DatabaseOptions& options) {
   std::vector<analytics::UserAgentClass> classes;
   for (const char* agent : kAgents) classes.push_back((*agents)->Classify(agent));
 
-  Check(db.Transaction(db::Access::kSchema,
-                       [](db::Connection& c) -> Status {
-                         for (const char* table :
-                              {"_cairn_analytics_events", "_cairn_analytics_daily",
-                               "_cairn_analytics_hourly", "_cairn_analytics_visitor_days",
-                               "_cairn_analytics_state"}) {
-                           CAIRN_TRY(c.Execute(std::string("DELETE FROM \"") + table + "\"", {}));
-                         }
-                         CAIRN_TRY(c.Execute(
-                             R"(DROP INDEX IF EXISTS "_cairn_analytics_events_created")", {}));
-                         CAIRN_TRY(c.Execute(
-                             R"(DROP INDEX IF EXISTS "_cairn_analytics_events_visitor")", {}));
-                         return {};
-                       }),
+  Check(db.Transaction(
+            db::Access::kSchema,
+            [](db::Connection& c) -> Status {
+              for (const char* table :
+                   {"_cairn_analytics_events", "_cairn_analytics_daily", "_cairn_analytics_hourly",
+                    "_cairn_analytics_visitor_days", "_cairn_analytics_state"}) {
+                CAIRN_TRY(c.Execute(std::string("DELETE FROM \"") + table + "\"", {}));
+              }
+              CAIRN_TRY(c.Execute(R"(DROP INDEX IF EXISTS "_cairn_analytics_events_created")", {}));
+              CAIRN_TRY(c.Execute(R"(DROP INDEX IF EXISTS "_cairn_analytics_events_visitor")", {}));
+              return {};
+            }),
         "clear");
 
   const std::int64_t now = time::NowMillis();
@@ -331,8 +330,7 @@ int Collect(std::int64_t collect) {
         const std::string address =
             "10.0." + std::to_string((i / 250) % 250) + "." + std::to_string(i % 250);
         analytics::Visit visit{kAgents[i % 5], address, false};
-        Check(service.Collect(view, visit).ok() ? Status() : Error::Internal("collect"),
-              "collect");
+        Check(service.Collect(view, visit).ok() ? Status() : Error::Internal("collect"), "collect");
       }
     });
   }

@@ -1,6 +1,7 @@
 // Cookie-free analytics (D54, docs/analytics.md) without HTTP types: page views collected into a
 // write queue, reports over hourly and daily rollups (raw events only for what they do not
-// cover yet), and the background maintenance (rollups, retention). api/analytics_api.cpp maps it onto the wire.
+// cover yet), and the background maintenance (rollups, retention). api/analytics_api.cpp maps it
+// onto the wire.
 //
 // Privacy: no cookie, no IP address stored. The visitor id is SHA-256 of (day, address, user
 // agent, app name, the day's secret); the secret lives in the database (so every node agrees)

@@ -1,7 +1,7 @@
 // The background job's work: roll each finished hour up into `_cairn_analytics_hourly` and
 // `_cairn_analytics_visitor_days` (and each finished day into `_cairn_analytics_daily`), then
-// delete events (and rollups) older than retentionDays. Hours are rolled up in transactions under the
-// job's lock (PostgreSQL: one node at a time) that also advances `rolled_until_hour` (a day's
+// delete events (and rollups) older than retentionDays. Hours are rolled up in transactions under
+// the job's lock (PostgreSQL: one node at a time) that also advances `rolled_until_hour` (a day's
 // due hours share one transaction), so a crash or restart leaves whole hours behind, never half
 // of one, and the next run carries on there.
 #include <algorithm>
@@ -31,7 +31,8 @@ Result<bool> TakeJobLock(db::Connection& connection) {
 Status AnalyticsService::RollUpHour(db::Connection& connection, std::int64_t hour) {
   const std::int64_t start = hour * kHourMillis;
   const std::int64_t end = start + kHourMillis;
-  CAIRN_TRY(connection.Execute(R"(DELETE FROM "_cairn_analytics_hourly" WHERE "hour" = ?)", {hour}));
+  CAIRN_TRY(
+      connection.Execute(R"(DELETE FROM "_cairn_analytics_hourly" WHERE "hour" = ?)", {hour}));
   // Page views, distinct visitors and sessions started in the hour (the same SQL as a raw
   // report, one bucket; it looks back sessionTimeout for sessions begun before the hour).
   CAIRN_TRY(connection.Execute(
@@ -153,12 +154,12 @@ Result<MaintenanceReport> AnalyticsService::RunMaintenance(std::int64_t now) {
                            {cutoff}));
     // The rollups of a day wholly past the horizon go with its events.
     const std::int64_t first_day = FloorDiv(cutoff, kDayMillis);
-    CAIRN_TRY(connection.Execute(R"(DELETE FROM "_cairn_analytics_daily" WHERE "day" < ?)",
-                                 {first_day}));
+    CAIRN_TRY(
+        connection.Execute(R"(DELETE FROM "_cairn_analytics_daily" WHERE "day" < ?)", {first_day}));
     CAIRN_TRY(connection.Execute(R"(DELETE FROM "_cairn_analytics_hourly" WHERE "hour" < ?)",
                                  {first_day * 24}));
-    CAIRN_TRY(connection.Execute(
-        R"(DELETE FROM "_cairn_analytics_visitor_days" WHERE "day" < ?)", {first_day}));
+    CAIRN_TRY(connection.Execute(R"(DELETE FROM "_cairn_analytics_visitor_days" WHERE "day" < ?)",
+                                 {first_day}));
     return {};
   }));
   return report;

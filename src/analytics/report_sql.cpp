@@ -13,8 +13,7 @@ const DimensionSql& SqlOf(Dimension dimension) {
        R"(COALESCE("utm_campaign", ''))"},
       R"( AND ("utm_source" IS NOT NULL OR "utm_medium" IS NOT NULL OR "utm_campaign" IS NOT NULL))",
       {}};
-  static const DimensionSql kDeviceType{
-      "device", {R"("device_type")"}, {}, R"("device_type")"};
+  static const DimensionSql kDeviceType{"device", {R"("device_type")"}, {}, R"("device_type")"};
   static const DimensionSql kBrowser{"browser", {R"("browser")"}, {}, R"("browser")"};
   static const DimensionSql kOs{"os", {R"("os")"}, {}, R"("os")"};
   switch (dimension) {

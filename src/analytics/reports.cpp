@@ -22,9 +22,9 @@ using Interval = std::pair<std::int64_t, std::int64_t>;  // [start, end) in mill
 // A day the range covers only in part, or not rolled up as a whole.
 struct PartialDay {
   std::int64_t day = 0;
-  std::int64_t hours = 0;       // bits of its rolled-up whole hours inside the range
-  std::vector<Interval> raw;    // its parts read from raw events
-  Interval span;                // the whole part of the day inside the range
+  std::int64_t hours = 0;     // bits of its rolled-up whole hours inside the range
+  std::vector<Interval> raw;  // its parts read from raw events
+  Interval span;              // the whole part of the day inside the range
 };
 
 struct Plan {
@@ -176,7 +176,7 @@ Result<Overview> AnalyticsService::GetOverview(const ReportRange& range) {
     overview.series.emplace_back(start, Counts{});
   }
   CAIRN_TRY(Flush());
-  std::map<std::int64_t, Counts> hours;             // page views, the hour's visitors, sessions
+  std::map<std::int64_t, Counts> hours;               // page views, the hour's visitors, sessions
   std::map<std::int64_t, std::int64_t> day_visitors;  // by day start
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
     CAIRN_ASSIGN_OR_RETURN(const std::int64_t rolled, ReadRolledUntilHour(connection));
@@ -194,12 +194,11 @@ Result<Overview> AnalyticsService::GetOverview(const ReportRange& range) {
       CAIRN_TRY(RawSeries(connection, start, stop, kHourMillis, timeout_ms(), hours));
     }
     if (plan.first_day < plan.end_day) {
-      CAIRN_TRY(connection.Execute(
-          R"(SELECT "day", "visitors" FROM "_cairn_analytics_daily" )"
-          R"(WHERE "dimension" = 'total' AND "day" >= ? AND "day" < ?)",
-          {plan.first_day, plan.end_day}, [&](const db::Row& row) {
-            day_visitors[row.GetInt64(0) * kDayMillis] += row.GetInt64(1);
-          }));
+      CAIRN_TRY(connection.Execute(R"(SELECT "day", "visitors" FROM "_cairn_analytics_daily" )"
+                                   R"(WHERE "dimension" = 'total' AND "day" >= ? AND "day" < ?)",
+                                   {plan.first_day, plan.end_day}, [&](const db::Row& row) {
+                                     day_visitors[row.GetInt64(0) * kDayMillis] += row.GetInt64(1);
+                                   }));
     }
     for (const auto& [start, stop] : RawOnlyIntervals(plan)) {
       CAIRN_TRY(connection.Execute(

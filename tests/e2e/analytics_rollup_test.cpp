@@ -134,7 +134,8 @@ TEST_F(AnalyticsRollupTest, AnEventInTheCurrentHourIsCountedOnceWithTheRolledUpH
                                      {"sessions", 2}}));
   EXPECT_EQ(overview.at("summary"), json::value(Counts(5, 3, 4)));
   const json::value devices = Get("/api/analytics/devices?from=2026-03-02&to=2026-03-02");
-  EXPECT_EQ(devices.at("deviceTypes"), json::parse(R"([{"name":"desktop","count":2,"percentage":66.7},
+  EXPECT_EQ(devices.at("deviceTypes"),
+            json::parse(R"([{"name":"desktop","count":2,"percentage":66.7},
     {"name":"mobile","count":1,"percentage":33.3}])"));
 }
 
@@ -218,7 +219,8 @@ TEST_F(AnalyticsRollupTest, ReportsAgreeBeforeAndAfterTheRollupsForManyRanges) {
   const std::int64_t lengths[] = {50 * kMinute, 5 * kHour, 26 * kHour + 13 * kMinute, 2 * kDay};
   for (std::int64_t offset : offsets) {
     for (std::int64_t length : lengths) {
-      const std::string range = "from=" + Iso(start + offset) + "&to=" + Iso(start + offset + length);
+      const std::string range =
+          "from=" + Iso(start + offset) + "&to=" + Iso(start + offset + length);
       for (const char* g : {"hour", "day", "week"}) {
         targets.push_back("/api/analytics/overview?granularity=" + std::string(g) + "&" + range);
       }
