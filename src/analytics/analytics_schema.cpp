@@ -11,7 +11,9 @@ namespace {
 // and id: the overview's raw part (distinct visitors, sessions by window) reads the index alone.
 //
 // `_cairn_analytics_hourly` holds each finished hour's page views, distinct visitors and sessions
-// started (all three exact per hour; page views and sessions add up over any hours).
+// started (all three exact per hour; page views and sessions add up over any hours), and how many
+// of the day's visitors were seen first and last in that hour: the visitors of the day's first n
+// hours are the sum of `first_visitors` over them, those of its last n hours of `last_visitors`.
 // `_cairn_analytics_visitor_days` holds each (day, visitor) once with a bit per hour of the day
 // the visitor was seen in (bit 0: 00:00–00:59 UTC) and its user agent's classes: the distinct
 // visitors of any set of whole hours of a day are the rows whose `hours` meet that set's bits.
@@ -54,7 +56,9 @@ CREATE TABLE IF NOT EXISTS "_cairn_analytics_hourly" (
   "hour" BIGINT PRIMARY KEY,
   "page_views" BIGINT NOT NULL,
   "visitors" BIGINT NOT NULL,
-  "sessions" BIGINT NOT NULL
+  "sessions" BIGINT NOT NULL,
+  "first_visitors" BIGINT NOT NULL DEFAULT 0,
+  "last_visitors" BIGINT NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS "_cairn_analytics_visitor_days" (
   "day" BIGINT NOT NULL,

@@ -5,6 +5,8 @@
 // due hours share one transaction), so a crash or restart leaves whole hours behind, never half
 // of one, and the next run carries on there.
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 
 #include "analytics/analytics_service.hpp"
 #include "analytics/limits.hpp"
@@ -39,11 +41,22 @@ Status AnalyticsService::RollUpHour(db::Connection& connection, std::int64_t hou
       R"(INSERT INTO "_cairn_analytics_hourly" ("hour", "page_views", "visitors", "sessions") )" +
           SessionSeriesSql(),
       {kHourMillis, timeout_ms(), start - timeout_ms(), end, start}));
+  // Visitors seen in no earlier hour of the day (hours are rolled up in order).
+  const std::int64_t day = FloorDiv(start, kDayMillis);
+  const std::int64_t bit = std::int64_t{1} << (hour - day * 24);
+  std::int64_t first_visitors = 0;
+  CAIRN_TRY(connection.Execute(
+      R"(SELECT COUNT(DISTINCT "visitor") FROM "_cairn_analytics_events" "e" )"
+      R"(WHERE "created_at" >= ? AND "created_at" < ? AND NOT EXISTS (SELECT 1 FROM )"
+      R"("_cairn_analytics_visitor_days" "v" WHERE "v"."day" = ? AND "v"."visitor" = "e"."visitor" )"
+      R"(AND ("v"."hours" & ?) <> 0))",
+      {start, end, day, bit - 1}, [&](const db::Row& row) { first_visitors = row.GetInt64(0); }));
+  CAIRN_TRY(connection.Execute(
+      R"(UPDATE "_cairn_analytics_hourly" SET "first_visitors" = ? WHERE "hour" = ?)",
+      {first_visitors, hour}));
   // Each visitor of the hour gets the hour's bit on its row of the day (rolling an hour again
   // sets the same bits: idempotent). A visitor id includes its user agent, so its classes are
   // one per row.
-  const std::int64_t day = FloorDiv(start, kDayMillis);
-  const std::int64_t bit = std::int64_t{1} << (hour - day * 24);
   CAIRN_TRY(connection.Execute(
       R"(INSERT INTO "_cairn_analytics_visitor_days" ("day", "visitor", "hours", "device_type", )"
       R"("browser", "os") SELECT ?, "visitor", ?, MIN("device_type"), MIN("browser"), MIN("os") )"
@@ -67,6 +80,21 @@ Status AnalyticsService::RollUpDay(db::Connection& connection, std::int64_t day)
       R"(WHERE "day" = ?), CAST(SUM("sessions") AS BIGINT) FROM "_cairn_analytics_hourly" )"
       R"(WHERE "hour" >= ? AND "hour" < ? HAVING COUNT(*) > 0)",
       {day, day, day * 24, day * 24 + 24}));
+  // Visitors by the last hour of the day they were seen in: the highest bit of their row.
+  std::int64_t last[24] = {};
+  CAIRN_TRY(
+      connection.Execute(R"(SELECT "hours" FROM "_cairn_analytics_visitor_days" WHERE "day" = ?)",
+                         {day}, [&](const db::Row& row) {
+                           const auto hours = static_cast<std::uint64_t>(row.GetInt64(0));
+                           if (hours != 0 && hours < (std::uint64_t{1} << 24))
+                             ++last[std::bit_width(hours) - 1];
+                         }));
+  for (int hour = 0; hour < 24; ++hour) {
+    if (last[hour] == 0) continue;
+    CAIRN_TRY(connection.Execute(
+        R"(UPDATE "_cairn_analytics_hourly" SET "last_visitors" = ? WHERE "hour" = ?)",
+        {last[hour], day * 24 + hour}));
+  }
   for (Dimension dimension : {Dimension::kPage, Dimension::kReferrer, Dimension::kCampaign,
                               Dimension::kDeviceType, Dimension::kBrowser, Dimension::kOs}) {
     const DimensionSql& sql = SqlOf(dimension);

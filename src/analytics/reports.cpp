@@ -3,9 +3,12 @@
 // `_cairn_analytics_hourly` and `_cairn_analytics_visitor_days`, and raw events only for a
 // partial hour at each edge and the hours not rolled up yet (the current one). Page views and
 // sessions (counted where they start) add up over any periods. Visitors add up over days, since
-// a visitor id never spans two days; within a day they are counted from the visitor rows whose
-// hour bits meet the range, plus the raw part's visitors not among those.
+// a visitor id never spans two days; within a day, those of its first or last rolled-up hours
+// are sums of the hours' `first_visitors` or `last_visitors`, those of other hours the visitor
+// rows whose hour bits meet them; the raw part adds its visitors not among those.
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -118,12 +121,12 @@ Status RawSeries(db::Connection& connection, std::int64_t start, std::int64_t en
   return {};
 }
 
-// Calls `each(key, visitors)` for the distinct visitors of a day that is partly rolled up: the
-// visitor rows whose hour bits meet `partial.hours`, plus the raw parts' visitors not among
-// them. `column` empty: one count (key ''); else grouped by that visitor-days column.
-Status PartialDayVisitors(db::Connection& connection, const PartialDay& partial,
-                          std::string_view column,
-                          const std::function<void(std::string, std::int64_t)>& each) {
+using EachVisitors = std::function<void(std::string, std::int64_t)>;
+
+// Calls `each(key, visitors)` for the visitor rows of `partial`'s day whose hour bits meet its
+// rolled-up hours. `column` empty: one count (key ''); else grouped by that visitor-days column.
+Status RolledVisitors(db::Connection& connection, const PartialDay& partial,
+                      std::string_view column, const EachVisitors& each) {
   const std::string key = column.empty() ? std::string("''") : std::string(column);
   const std::string group = column.empty() ? std::string() : " GROUP BY " + key;
   CAIRN_TRY(connection.Execute(
@@ -133,7 +136,15 @@ Status PartialDayVisitors(db::Connection& connection, const PartialDay& partial,
       {partial.day, partial.hours}, [&](const db::Row& row) {
         if (row.GetInt64(1) > 0) each(std::string(row.GetText(0)), row.GetInt64(1));
       }));
+  return {};
+}
+
+// The same for the visitors of `partial`'s raw parts that are not among those rows.
+Status RawVisitorsNotRolled(db::Connection& connection, const PartialDay& partial,
+                            std::string_view column, const EachVisitors& each) {
   if (partial.raw.empty()) return {};
+  const std::string key = column.empty() ? std::string("''") : std::string(column);
+  const std::string group = column.empty() ? std::string() : " GROUP BY " + key;
   std::vector<db::Value> params;
   for (const auto& [start, stop] : partial.raw) {
     params.emplace_back(start);
@@ -178,16 +189,19 @@ Result<Overview> AnalyticsService::GetOverview(const ReportRange& range) {
   CAIRN_TRY(Flush());
   std::map<std::int64_t, Counts> hours;               // page views, the hour's visitors, sessions
   std::map<std::int64_t, std::int64_t> day_visitors;  // by day start
+  // Rolled-up hours (by hour number): the day's visitors first and last seen in each.
+  std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> first_last;
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
     CAIRN_ASSIGN_OR_RETURN(const std::int64_t rolled, ReadRolledUntilHour(connection));
     const Plan plan = PlanRange(range.from, end, rolled);
     if (plan.first_hour < plan.end_hour) {
       CAIRN_TRY(connection.Execute(
-          R"(SELECT "hour", "page_views", "visitors", "sessions" FROM "_cairn_analytics_hourly" )"
-          R"(WHERE "hour" >= ? AND "hour" < ?)",
+          R"(SELECT "hour", "page_views", "visitors", "sessions", "first_visitors", )"
+          R"("last_visitors" FROM "_cairn_analytics_hourly" WHERE "hour" >= ? AND "hour" < ?)",
           {plan.first_hour, plan.end_hour}, [&](const db::Row& row) {
             Add(hours[row.GetInt64(0) * kHourMillis],
                 {row.GetInt64(1), row.GetInt64(2), row.GetInt64(3)});
+            first_last[row.GetInt64(0)] = {row.GetInt64(4), row.GetInt64(5)};
           }));
     }
     for (const auto& [start, stop] : plan.raw) {
@@ -210,9 +224,24 @@ Result<Overview> AnalyticsService::GetOverview(const ReportRange& range) {
     }
     for (const PartialDay& partial : plan.partial_days) {
       if (partial.hours == 0) continue;
-      CAIRN_TRY(PartialDayVisitors(connection, partial, {}, [&](std::string, std::int64_t n) {
-        day_visitors[partial.day * kDayMillis] += n;
-      }));
+      std::int64_t& visitors = day_visitors[partial.day * kDayMillis];
+      const auto count = [&](const std::string&, std::int64_t n) { visitors += n; };
+      // Rolled-up hours that begin the day or end it need no visitor rows: those of a range's
+      // first day (starting mid-day) and of today.
+      const auto bits = static_cast<std::uint64_t>(partial.hours);
+      const int a = std::countr_zero(bits);
+      const int b = std::bit_width(bits);
+      if (a == 0 || b == 24) {
+        for (int hour = a; hour < b; ++hour) {
+          auto found = first_last.find(partial.day * 24 + hour);
+          if (found != first_last.end()) {
+            visitors += a == 0 ? found->second.first : found->second.second;
+          }
+        }
+      } else {
+        CAIRN_TRY(RolledVisitors(connection, partial, {}, count));
+      }
+      CAIRN_TRY(RawVisitorsNotRolled(connection, partial, {}, count));
     }
     return {};
   }));
@@ -280,10 +309,11 @@ Result<std::vector<BreakdownRow>> AnalyticsService::GetBreakdown(Dimension dimen
     }
     for (const PartialDay& partial : plan.partial_days) {
       if (partial.hours == 0) continue;
-      CAIRN_TRY(PartialDayVisitors(connection, partial, sql.visitor_column,
-                                   [&](std::string key, std::int64_t visitors) {
-                                     Add(merged[{std::move(key), "", ""}], {0, visitors, 0});
-                                   }));
+      const auto add = [&](std::string key, std::int64_t visitors) {
+        Add(merged[{std::move(key), "", ""}], {0, visitors, 0});
+      };
+      CAIRN_TRY(RolledVisitors(connection, partial, sql.visitor_column, add));
+      CAIRN_TRY(RawVisitorsNotRolled(connection, partial, sql.visitor_column, add));
     }
     return {};
   }));
