@@ -226,19 +226,20 @@ int Seed(std::int64_t events, const db::DatabaseOptions& options) {
   std::vector<analytics::UserAgentClass> classes;
   for (const char* agent : kAgents) classes.push_back((*agents)->Classify(agent));
 
-  Check(db.Transaction(
-            db::Access::kSchema,
-            [](db::Connection& c) -> Status {
-              for (const char* table :
-                   {"_cairn_analytics_events", "_cairn_analytics_daily", "_cairn_analytics_hourly",
-                    "_cairn_analytics_visitor_days", "_cairn_analytics_state"}) {
-                CAIRN_TRY(c.Execute(std::string("DELETE FROM \"") + table + "\"", {}));
-              }
-              CAIRN_TRY(c.Execute(R"(DROP INDEX IF EXISTS "_cairn_analytics_events_created")", {}));
-              CAIRN_TRY(c.Execute(R"(DROP INDEX IF EXISTS "_cairn_analytics_events_visitor")", {}));
-              return {};
-            }),
-        "clear");
+  Check(
+      db.Transaction(
+          db::Access::kSchema,
+          [](db::Connection& c) -> Status {
+            for (const char* table : {"_cairn_analytics_events", "_cairn_analytics_daily",
+                                      "_cairn_analytics_hourly", "_cairn_analytics_hourly_classes",
+                                      "_cairn_analytics_visitor_days", "_cairn_analytics_state"}) {
+              CAIRN_TRY(c.Execute(std::string("DELETE FROM \"") + table + "\"", {}));
+            }
+            CAIRN_TRY(c.Execute(R"(DROP INDEX IF EXISTS "_cairn_analytics_events_created")", {}));
+            CAIRN_TRY(c.Execute(R"(DROP INDEX IF EXISTS "_cairn_analytics_events_visitor")", {}));
+            return {};
+          }),
+      "clear");
 
   const std::int64_t now = time::NowMillis();
   const std::int64_t today = now / analytics::kDayMillis;

@@ -14,6 +14,7 @@ namespace {
 // started (all three exact per hour; page views and sessions add up over any hours), and how many
 // of the day's visitors were seen first and last in that hour: the visitors of the day's first n
 // hours are the sum of `first_visitors` over them, those of its last n hours of `last_visitors`.
+// `_cairn_analytics_hourly_classes` holds the same two counts by device type, browser and OS.
 // `_cairn_analytics_visitor_days` holds each (day, visitor) once with a bit per hour of the day
 // the visitor was seen in (bit 0: 00:00–00:59 UTC) and its user agent's classes: the distinct
 // visitors of any set of whole hours of a day are the rows whose `hours` meet that set's bits.
@@ -59,6 +60,14 @@ CREATE TABLE IF NOT EXISTS "_cairn_analytics_hourly" (
   "sessions" BIGINT NOT NULL,
   "first_visitors" BIGINT NOT NULL DEFAULT 0,
   "last_visitors" BIGINT NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS "_cairn_analytics_hourly_classes" (
+  "hour" BIGINT NOT NULL,
+  "dimension" TEXT NOT NULL,
+  "k1" TEXT NOT NULL,
+  "first_visitors" BIGINT NOT NULL,
+  "last_visitors" BIGINT NOT NULL,
+  PRIMARY KEY ("hour", "dimension", "k1")
 );
 CREATE TABLE IF NOT EXISTS "_cairn_analytics_visitor_days" (
   "day" BIGINT NOT NULL,

@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
 
 #include "analytics/analytics_service.hpp"
 #include "analytics/limits.hpp"
@@ -41,19 +44,36 @@ Status AnalyticsService::RollUpHour(db::Connection& connection, std::int64_t hou
       R"(INSERT INTO "_cairn_analytics_hourly" ("hour", "page_views", "visitors", "sessions") )" +
           SessionSeriesSql(),
       {kHourMillis, timeout_ms(), start - timeout_ms(), end, start}));
-  // Visitors seen in no earlier hour of the day (hours are rolled up in order).
+  // Visitors seen in no earlier hour of the day (hours are rolled up in order), by their user
+  // agent's classes; all of them are the sum over device types (a visitor has one user agent).
   const std::int64_t day = FloorDiv(start, kDayMillis);
   const std::int64_t bit = std::int64_t{1} << (hour - day * 24);
   std::int64_t first_visitors = 0;
+  std::map<std::pair<std::string, std::string>, std::int64_t> first_by_class;
   CAIRN_TRY(connection.Execute(
-      R"(SELECT COUNT(DISTINCT "visitor") FROM "_cairn_analytics_events" "e" )"
-      R"(WHERE "created_at" >= ? AND "created_at" < ? AND NOT EXISTS (SELECT 1 FROM )"
-      R"("_cairn_analytics_visitor_days" "v" WHERE "v"."day" = ? AND "v"."visitor" = "e"."visitor" )"
-      R"(AND ("v"."hours" & ?) <> 0))",
-      {start, end, day, bit - 1}, [&](const db::Row& row) { first_visitors = row.GetInt64(0); }));
+      R"(SELECT "device_type", "browser", "os", COUNT(DISTINCT "visitor") )"
+      R"(FROM "_cairn_analytics_events" "e" WHERE "created_at" >= ? AND "created_at" < ? )"
+      R"(AND NOT EXISTS (SELECT 1 FROM "_cairn_analytics_visitor_days" "v" WHERE "v"."day" = ? )"
+      R"(AND "v"."visitor" = "e"."visitor" AND ("v"."hours" & ?) <> 0) )"
+      R"(GROUP BY "device_type", "browser", "os")",
+      {start, end, day, bit - 1}, [&](const db::Row& row) {
+        const std::int64_t count = row.GetInt64(3);
+        first_visitors += count;
+        first_by_class[{"device", std::string(row.GetText(0))}] += count;
+        first_by_class[{"browser", std::string(row.GetText(1))}] += count;
+        first_by_class[{"os", std::string(row.GetText(2))}] += count;
+      }));
   CAIRN_TRY(connection.Execute(
       R"(UPDATE "_cairn_analytics_hourly" SET "first_visitors" = ? WHERE "hour" = ?)",
       {first_visitors, hour}));
+  CAIRN_TRY(connection.Execute(R"(DELETE FROM "_cairn_analytics_hourly_classes" WHERE "hour" = ?)",
+                               {hour}));
+  for (const auto& [key, count] : first_by_class) {
+    CAIRN_TRY(connection.Execute(
+        R"(INSERT INTO "_cairn_analytics_hourly_classes" ("hour", "dimension", "k1", )"
+        R"("first_visitors", "last_visitors") VALUES (?, ?, ?, ?, 0))",
+        {hour, std::string_view(key.first), std::string_view(key.second), count}));
+  }
   // Each visitor of the hour gets the hour's bit on its row of the day (rolling an hour again
   // sets the same bits: idempotent). A visitor id includes its user agent, so its classes are
   // one per row.
@@ -80,20 +100,39 @@ Status AnalyticsService::RollUpDay(db::Connection& connection, std::int64_t day)
       R"(WHERE "day" = ?), CAST(SUM("sessions") AS BIGINT) FROM "_cairn_analytics_hourly" )"
       R"(WHERE "hour" >= ? AND "hour" < ? HAVING COUNT(*) > 0)",
       {day, day, day * 24, day * 24 + 24}));
-  // Visitors by the last hour of the day they were seen in: the highest bit of their row.
+  // Visitors by the last hour of the day they were seen in (the highest bit of their row), in
+  // all and by their classes.
   std::int64_t last[24] = {};
-  CAIRN_TRY(
-      connection.Execute(R"(SELECT "hours" FROM "_cairn_analytics_visitor_days" WHERE "day" = ?)",
-                         {day}, [&](const db::Row& row) {
-                           const auto hours = static_cast<std::uint64_t>(row.GetInt64(0));
-                           if (hours != 0 && hours < (std::uint64_t{1} << 24))
-                             ++last[std::bit_width(hours) - 1];
-                         }));
+  std::map<std::tuple<std::int64_t, std::string, std::string>, std::int64_t> last_by_class;
+  CAIRN_TRY(connection.Execute(
+      R"(SELECT "hours", "device_type", "browser", "os" FROM "_cairn_analytics_visitor_days" )"
+      R"(WHERE "day" = ?)",
+      {day}, [&](const db::Row& row) {
+        const auto hours = static_cast<std::uint64_t>(row.GetInt64(0));
+        if (hours == 0 || hours >= (std::uint64_t{1} << 24)) return;
+        const int last_hour = std::bit_width(hours) - 1;
+        ++last[last_hour];
+        const std::int64_t at = day * 24 + last_hour;
+        ++last_by_class[{at, "device", std::string(row.GetText(1))}];
+        ++last_by_class[{at, "browser", std::string(row.GetText(2))}];
+        ++last_by_class[{at, "os", std::string(row.GetText(3))}];
+      }));
   for (int hour = 0; hour < 24; ++hour) {
     if (last[hour] == 0) continue;
     CAIRN_TRY(connection.Execute(
         R"(UPDATE "_cairn_analytics_hourly" SET "last_visitors" = ? WHERE "hour" = ?)",
         {last[hour], day * 24 + hour}));
+  }
+  static const db::Identifier kClassKey[] = {db::Identifier("hour"), db::Identifier("dimension"),
+                                             db::Identifier("k1")};
+  static const db::Identifier kLast("last_visitors");
+  const std::string upsert =
+      R"(INSERT INTO "_cairn_analytics_hourly_classes" ("hour", "dimension", "k1", )"
+      R"("first_visitors", "last_visitors") VALUES (?, ?, ?, 0, ?))" +
+      connection.dialect().UpsertClause(kClassKey, std::span(&kLast, 1));
+  for (const auto& [key, count] : last_by_class) {
+    CAIRN_TRY(connection.Execute(upsert, {std::get<0>(key), std::string_view(std::get<1>(key)),
+                                          std::string_view(std::get<2>(key)), count}));
   }
   for (Dimension dimension : {Dimension::kPage, Dimension::kReferrer, Dimension::kCampaign,
                               Dimension::kDeviceType, Dimension::kBrowser, Dimension::kOs}) {
@@ -186,6 +225,8 @@ Result<MaintenanceReport> AnalyticsService::RunMaintenance(std::int64_t now) {
         connection.Execute(R"(DELETE FROM "_cairn_analytics_daily" WHERE "day" < ?)", {first_day}));
     CAIRN_TRY(connection.Execute(R"(DELETE FROM "_cairn_analytics_hourly" WHERE "hour" < ?)",
                                  {first_day * 24}));
+    CAIRN_TRY(connection.Execute(
+        R"(DELETE FROM "_cairn_analytics_hourly_classes" WHERE "hour" < ?)", {first_day * 24}));
     CAIRN_TRY(connection.Execute(R"(DELETE FROM "_cairn_analytics_visitor_days" WHERE "day" < ?)",
                                  {first_day}));
     return {};

@@ -312,7 +312,22 @@ Result<std::vector<BreakdownRow>> AnalyticsService::GetBreakdown(Dimension dimen
       const auto add = [&](std::string key, std::int64_t visitors) {
         Add(merged[{std::move(key), "", ""}], {0, visitors, 0});
       };
-      CAIRN_TRY(RolledVisitors(connection, partial, sql.visitor_column, add));
+      // As for the overview: hours that begin or end the day from their first/last counts.
+      const auto bits = static_cast<std::uint64_t>(partial.hours);
+      const int a = std::countr_zero(bits);
+      const int b = std::bit_width(bits);
+      if (a == 0 || b == 24) {
+        CAIRN_TRY(connection.Execute(
+            std::string(R"(SELECT "k1", CAST(SUM(")") +
+                (a == 0 ? "first_visitors" : "last_visitors") +
+                R"(") AS BIGINT) FROM "_cairn_analytics_hourly_classes" WHERE "dimension" = ? )"
+                R"(AND "hour" >= ? AND "hour" < ? GROUP BY "k1")",
+            {sql.name, partial.day * 24 + a, partial.day * 24 + b}, [&](const db::Row& row) {
+              if (row.GetInt64(1) > 0) add(std::string(row.GetText(0)), row.GetInt64(1));
+            }));
+      } else {
+        CAIRN_TRY(RolledVisitors(connection, partial, sql.visitor_column, add));
+      }
       CAIRN_TRY(RawVisitorsNotRolled(connection, partial, sql.visitor_column, add));
     }
     return {};

@@ -277,6 +277,10 @@ TEST_F(AnalyticsRollupTest, RetentionRemovesTheRollupsOfDaysPastTheHorizon) {
   EXPECT_EQ(auth_->Count(R"(SELECT COUNT(*) FROM "_cairn_analytics_daily" WHERE "day" < ?)",
                          {At("2026-03-06T00:00:00Z") / kDay}),
             0);
+  EXPECT_EQ(
+      auth_->Count(R"(SELECT COUNT(*) FROM "_cairn_analytics_hourly_classes" WHERE "hour" < ?)",
+                   {At("2026-03-06T00:00:00Z") / kHour}),
+      0);
   EXPECT_EQ(Rows("_cairn_analytics_hourly"), 1);
   EXPECT_EQ(Overview("2026-03-01", "2026-03-31").at("summary"), json::value(Counts(2, 1, 1)));
   EXPECT_EQ(Overview("2026-03-10T10:10:00Z", "2026-03-10T12:00:00Z", "hour").at("summary"),
