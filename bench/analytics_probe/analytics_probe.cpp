@@ -124,7 +124,8 @@ double HourWeight(int hour) {
 
 // One UTC day's page views (`quota` of them, roughly), visitor by visitor: 1–3 sessions each
 // (gaps over an hour between them), 1–12 pages per session 10 s–5 min apart, a referrer and
-// sometimes a campaign on a session's first page. Events after `limit` are dropped (today).
+// sometimes a campaign on a session's first page. Events after `limit` are dropped (today), so
+// today holds only the part of its share that is already past.
 void GenerateDay(std::int64_t day, std::int64_t quota, std::int64_t limit, Random& random,
                  const Zipf& paths, const Zipf& referrers, std::vector<Event>& out) {
   std::vector<double> hour_cdf;
@@ -155,9 +156,12 @@ void GenerateDay(std::int64_t day, std::int64_t quota, std::int64_t limit, Rando
       const int pages = 1 + static_cast<int>(std::min<std::int64_t>(11, random.Below(7)));
       for (int p = 0; p < pages; ++p) {
         // A visitor id is one UTC day's (the hash includes the day): past midnight it ends.
-        if (at >= (day + 1) * analytics::kDayMillis || at > limit) break;
-        out.push_back({at, visitor, paths.Pick(random), p == 0 ? referrer : -1,
-                       p == 0 ? campaign : -1, agent});
+        if (at >= (day + 1) * analytics::kDayMillis) break;
+        // Today's page views after now have not happened yet, but count toward the day's share.
+        if (at <= limit) {
+          out.push_back({at, visitor, paths.Pick(random), p == 0 ? referrer : -1,
+                         p == 0 ? campaign : -1, agent});
+        }
         ++made;
         at += 10'000 + random.Below(290'000);
       }
