@@ -46,6 +46,8 @@ Status AnalyticsService::RollUpHour(db::Connection& connection, std::int64_t hou
       {kHourMillis, timeout_ms(), start - timeout_ms(), end, start}));
   // Visitors seen in no earlier hour of the day (hours are rolled up in order), by their user
   // agent's classes; all of them are the sum over device types (a visitor has one user agent).
+  // A scalar subquery, not NOT EXISTS: PostgreSQL would turn that into an anti-join planned for
+  // the one row its statistics expect of the current day, scanning all of the day's rows per event.
   const std::int64_t day = FloorDiv(start, kDayMillis);
   const std::int64_t bit = std::int64_t{1} << (hour - day * 24);
   std::int64_t first_visitors = 0;
@@ -53,8 +55,8 @@ Status AnalyticsService::RollUpHour(db::Connection& connection, std::int64_t hou
   CAIRN_TRY(connection.Execute(
       R"(SELECT "device_type", "browser", "os", COUNT(DISTINCT "visitor") )"
       R"(FROM "_cairn_analytics_events" "e" WHERE "created_at" >= ? AND "created_at" < ? )"
-      R"(AND NOT EXISTS (SELECT 1 FROM "_cairn_analytics_visitor_days" "v" WHERE "v"."day" = ? )"
-      R"(AND "v"."visitor" = "e"."visitor" AND ("v"."hours" & ?) <> 0) )"
+      R"(AND (COALESCE((SELECT "v"."hours" FROM "_cairn_analytics_visitor_days" "v" )"
+      R"(WHERE "v"."day" = ? AND "v"."visitor" = "e"."visitor"), 0) & ?) = 0 )"
       R"(GROUP BY "device_type", "browser", "os")",
       {start, end, day, bit - 1}, [&](const db::Row& row) {
         const std::int64_t count = row.GetInt64(3);

@@ -139,7 +139,8 @@ Status RolledVisitors(db::Connection& connection, const PartialDay& partial,
   return {};
 }
 
-// The same for the visitors of `partial`'s raw parts that are not among those rows.
+// The same for the visitors of `partial`'s raw parts that are not among those rows (a scalar
+// subquery per event: one primary-key lookup each, whatever the statistics say of today).
 Status RawVisitorsNotRolled(db::Connection& connection, const PartialDay& partial,
                             std::string_view column, const EachVisitors& each) {
   if (partial.raw.empty()) return {};
@@ -155,8 +156,8 @@ Status RawVisitorsNotRolled(db::Connection& connection, const PartialDay& partia
   CAIRN_TRY(connection.Execute(
       "SELECT " + key + R"(, COUNT(DISTINCT "visitor") FROM "_cairn_analytics_events" "e" WHERE )" +
           IntervalsSql(partial.raw.size()) +
-          R"( AND NOT EXISTS (SELECT 1 FROM "_cairn_analytics_visitor_days" "v" WHERE )"
-          R"("v"."day" = ? AND "v"."visitor" = "e"."visitor" AND ("v"."hours" & ?) <> 0))" +
+          R"( AND (COALESCE((SELECT "v"."hours" FROM "_cairn_analytics_visitor_days" "v" WHERE )"
+          R"("v"."day" = ? AND "v"."visitor" = "e"."visitor"), 0) & ?) = 0)" +
           group,
       params, [&](const db::Row& row) {
         if (row.GetInt64(1) > 0) each(std::string(row.GetText(0)), row.GetInt64(1));
