@@ -1,6 +1,7 @@
 // Cookie-free analytics (D54, docs/analytics.md) without HTTP types: page views collected into a
-// write queue, reports over raw events and daily rollups, and the background maintenance
-// (rollups, retention). api/analytics_api.cpp maps it onto the wire.
+// write queue, reports over hourly and daily rollups (raw events only for what they do not
+// cover yet), and the background maintenance (rollups, retention). api/analytics_api.cpp maps it
+// onto the wire.
 //
 // Privacy: no cookie, no IP address stored. The visitor id is SHA-256 of (day, address, user
 // agent, app name, the day's secret); the secret lives in the database (so every node agrees)
@@ -68,7 +69,9 @@ struct Overview {
 using BreakdownKey = std::tuple<std::string, std::string, std::string>;
 struct BreakdownRow {
   BreakdownKey key;
-  Counts counts;  // page views and visitors (sessions are reported by the overview only)
+  // Page views and visitors (sessions are reported by the overview only). The device type,
+  // browser and OS rows are counted in visitors only: their page views are partial.
+  Counts counts;
 };
 
 enum class Dimension { kPage, kReferrer, kCampaign, kDeviceType, kBrowser, kOs };
@@ -84,6 +87,7 @@ struct StoredEvent {
 };
 
 struct MaintenanceReport {
+  int hours_rolled_up = 0;
   int days_rolled_up = 0;
   std::int64_t events_deleted = 0;
   bool skipped = false;  // another node held the job's lock
@@ -111,7 +115,7 @@ class AnalyticsService {
   Result<std::vector<BreakdownRow>> GetBreakdown(Dimension dimension, const ReportRange& range);
   Result<std::vector<StoredEvent>> NewestEvents(int limit);
 
-  // Rolls up finished days and deletes events past retentionDays, as of `now`.
+  // Rolls up finished hours (and days) and deletes events past retentionDays, as of `now`.
   Result<MaintenanceReport> RunMaintenance(std::int64_t now);
 
   const config::AnalyticsConfig& config() const { return config_; }
@@ -121,7 +125,7 @@ class AnalyticsService {
   Result<std::string> SecretOf(std::int64_t day);
   Status Write(std::vector<Queued>& events);
   void WriterLoop();
-  Result<std::int64_t> RolledUntil(db::Connection& connection);
+  Status RollUpHour(db::Connection& connection, std::int64_t hour);
   Status RollUpDay(db::Connection& connection, std::int64_t day);
   std::int64_t timeout_ms() const;
 
@@ -146,6 +150,8 @@ class AnalyticsService {
 bool MatchesGlob(std::string_view pattern, std::string_view path);
 // The host of an http(s) URL, lowercase, without a leading `www.`; nullopt when `url` is not one.
 std::optional<std::string> ReferrerDomain(std::string_view url);
+// a / b rounded toward negative infinity.
+std::int64_t FloorDiv(std::int64_t a, std::int64_t b);
 // The start (epoch millis) of the period holding `millis`: hours, UTC days, weeks from Monday,
 // calendar months.
 std::int64_t PeriodStart(std::int64_t millis, Granularity granularity);

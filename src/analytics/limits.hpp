@@ -47,14 +47,16 @@ inline constexpr std::size_t kMaxReportRows = 100;
 inline constexpr std::int64_t kMaxTimeSeriesBuckets = 10'000;
 
 // --- Background job (maintenance.cpp) ---
-// Roll up a day only once it has been over this long: writers on other nodes flush within
-// kFlushIntervalMs, so a day's events are all stored by then.
+// Roll up an hour only once it has been over this long: writers on other nodes flush within
+// kFlushIntervalMs, so an hour's events are all stored by then.
 inline constexpr std::int64_t kRollupGraceMs = 60'000;
 // The job runs this often on each node (one node at a time on PostgreSQL), the first time this
-// long after startup.
-inline constexpr std::chrono::minutes kJobInterval{15};
+// long after startup. Reports read raw events only after the last rolled-up hour, so this bounds
+// that part to about an hour and two minutes of page views.
+inline constexpr std::chrono::minutes kJobInterval{1};
 inline constexpr std::chrono::seconds kJobFirstDelay{30};
-// Days rolled up per run at most (the first run after a long outage catches up over several).
-inline constexpr int kMaxDaysRolledUpPerRun = 60;
+// Hours rolled up per run at most (60 days: the first run after a long outage, or over events
+// loaded from elsewhere, catches up over several runs).
+inline constexpr int kMaxHoursRolledUpPerRun = 60 * 24;
 
 }  // namespace cairn::analytics

@@ -45,11 +45,11 @@ std::optional<std::string> ReferrerDomain(std::string_view url) {
   return host;
 }
 
-namespace {
-
 std::int64_t FloorDiv(std::int64_t a, std::int64_t b) {
   return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
 }
+
+namespace {
 
 std::int64_t MonthStart(std::int64_t millis, int months_ahead) {
   using namespace std::chrono;

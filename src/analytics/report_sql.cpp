@@ -5,16 +5,17 @@
 namespace cairn::analytics {
 
 const DimensionSql& SqlOf(Dimension dimension) {
-  static const DimensionSql kPage{"page", {R"("path")"}, {}};
-  static const DimensionSql kReferrer{"referrer", {R"(COALESCE("referrer_domain", ''))"}, {}};
+  static const DimensionSql kPage{"page", {R"("path")"}, {}, {}};
+  static const DimensionSql kReferrer{"referrer", {R"(COALESCE("referrer_domain", ''))"}, {}, {}};
   static const DimensionSql kCampaign{
       "campaign",
       {R"(COALESCE("utm_source", ''))", R"(COALESCE("utm_medium", ''))",
        R"(COALESCE("utm_campaign", ''))"},
-      R"( AND ("utm_source" IS NOT NULL OR "utm_medium" IS NOT NULL OR "utm_campaign" IS NOT NULL))"};
-  static const DimensionSql kDeviceType{"device", {R"("device_type")"}, {}};
-  static const DimensionSql kBrowser{"browser", {R"("browser")"}, {}};
-  static const DimensionSql kOs{"os", {R"("os")"}, {}};
+      R"( AND ("utm_source" IS NOT NULL OR "utm_medium" IS NOT NULL OR "utm_campaign" IS NOT NULL))",
+      {}};
+  static const DimensionSql kDeviceType{"device", {R"("device_type")"}, {}, R"("device_type")"};
+  static const DimensionSql kBrowser{"browser", {R"("browser")"}, {}, R"("browser")"};
+  static const DimensionSql kOs{"os", {R"("os")"}, {}, R"("os")"};
   switch (dimension) {
     case Dimension::kPage:
       return kPage;
@@ -44,24 +45,24 @@ std::string SessionSeriesSql() {
          R"(WHERE "created_at" >= ? GROUP BY 1)";
 }
 
-Result<std::int64_t> ReadRolledUntil(db::Connection& connection) {
-  std::int64_t day = 0;
+Result<std::int64_t> ReadRolledUntilHour(db::Connection& connection) {
+  std::int64_t hour = 0;
   CAIRN_TRY(connection.Execute(
-      R"(SELECT "value" FROM "_cairn_analytics_state" WHERE "name" = 'rolled_until')", {},
+      R"(SELECT "value" FROM "_cairn_analytics_state" WHERE "name" = 'rolled_until_hour')", {},
       [&](const db::Row& row) {
         const std::string_view text = row.GetText(0);
-        std::from_chars(text.data(), text.data() + text.size(), day);
+        std::from_chars(text.data(), text.data() + text.size(), hour);
       }));
-  return day;
+  return hour;
 }
 
-Status WriteRolledUntil(db::Connection& connection, std::int64_t day) {
+Status WriteRolledUntilHour(db::Connection& connection, std::int64_t hour) {
   static const db::Identifier kName("name");
   static const db::Identifier kValue("value");
-  const std::string value = std::to_string(day);
+  const std::string value = std::to_string(hour);
   CAIRN_TRY(connection.Execute(
       std::string(R"(INSERT INTO "_cairn_analytics_state" ("name", "value") )"
-                  R"(VALUES ('rolled_until', ?))") +
+                  R"(VALUES ('rolled_until_hour', ?))") +
           connection.dialect().UpsertClause(std::span(&kName, 1), std::span(&kValue, 1)),
       {std::string_view(value)}));
   return {};

@@ -1,9 +1,17 @@
-// The reports. A range is cut into whole days that are rolled up (read from
-// `_cairn_analytics_daily`) and the rest (partial days at the edges, today, days not rolled up
-// yet), read from raw events. Both agree because a visitor id, and so a session, never spans two
-// days: daily visitor and session counts add up.
+// The reports. A range is cut into what the rollups cover and the rest, read from raw events:
+// whole days from `_cairn_analytics_daily`, whole hours of the other days from
+// `_cairn_analytics_hourly` and `_cairn_analytics_visitor_days`, and raw events only for a
+// partial hour at each edge and the hours not rolled up yet (the current one). Page views and
+// sessions (counted where they start) add up over any periods. Visitors add up over days, since
+// a visitor id never spans two days; within a day, those of its first or last rolled-up hours
+// are sums of the hours' `first_visitors` or `last_visitors`, those of other hours the visitor
+// rows whose hour bits meet them; the raw part adds its visitors not among those.
 #include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <functional>
 #include <map>
+#include <string>
 
 #include "analytics/analytics_service.hpp"
 #include "analytics/limits.hpp"
@@ -12,30 +20,89 @@
 namespace cairn::analytics {
 namespace {
 
-std::int64_t FloorDay(std::int64_t millis) {
-  return millis / kDayMillis - (millis % kDayMillis < 0 ? 1 : 0);
-}
+using Interval = std::pair<std::int64_t, std::int64_t>;  // [start, end) in millis
 
-struct Split {
-  std::vector<std::pair<std::int64_t, std::int64_t>> raw;  // [start, end) in millis
-  std::int64_t first_day = 0;                              // rolled-up days [first_day, end_day)
-  std::int64_t end_day = 0;
+// A day the range covers only in part, or not rolled up as a whole.
+struct PartialDay {
+  std::int64_t day = 0;
+  std::int64_t hours = 0;     // bits of its rolled-up whole hours inside the range
+  std::vector<Interval> raw;  // its parts read from raw events
+  Interval span;              // the whole part of the day inside the range
 };
 
-// [from, end) → rolled-up whole days before `rolled_until`, raw for the rest.
-Split SplitRange(std::int64_t from, std::int64_t end, std::int64_t rolled_until) {
-  Split split;
-  const std::int64_t first = FloorDay(from + kDayMillis - 1);  // first whole day
-  const std::int64_t last = std::min(FloorDay(end), rolled_until);
+struct Plan {
+  std::int64_t first_hour = 0;  // rolled-up whole hours [first_hour, end_hour)
+  std::int64_t end_hour = 0;
+  std::int64_t first_day = 0;  // rolled-up whole days [first_day, end_day)
+  std::int64_t end_day = 0;
+  std::vector<Interval> raw;  // the rest
+  std::vector<PartialDay> partial_days;
+};
+
+Plan PlanRange(std::int64_t from, std::int64_t end, std::int64_t rolled_hour) {
+  Plan plan;
+  const std::int64_t first = FloorDiv(from + kHourMillis - 1, kHourMillis);
+  const std::int64_t last = std::min(FloorDiv(end, kHourMillis), rolled_hour);
   if (first >= last) {
-    split.raw.emplace_back(from, end);
-    return split;
+    plan.raw.emplace_back(from, end);
+  } else {
+    plan.first_hour = first;
+    plan.end_hour = last;
+    if (from < first * kHourMillis) plan.raw.emplace_back(from, first * kHourMillis);
+    if (last * kHourMillis < end) plan.raw.emplace_back(last * kHourMillis, end);
+    plan.first_day = FloorDiv(first + 23, 24);
+    plan.end_day = std::max(plan.first_day, FloorDiv(last, 24));
   }
-  split.first_day = first;
-  split.end_day = last;
-  if (from < first * kDayMillis) split.raw.emplace_back(from, first * kDayMillis);
-  if (last * kDayMillis < end) split.raw.emplace_back(last * kDayMillis, end);
-  return split;
+  for (std::int64_t day = FloorDiv(from, kDayMillis); day <= FloorDiv(end - 1, kDayMillis); ++day) {
+    if (day >= plan.first_day && day < plan.end_day) continue;
+    PartialDay partial;
+    partial.day = day;
+    const std::int64_t day_start = day * kDayMillis;
+    const std::int64_t day_end = day_start + kDayMillis;
+    partial.span = {std::max(from, day_start), std::min(end, day_end)};
+    for (std::int64_t hour = std::max(plan.first_hour, day * 24);
+         hour < std::min(plan.end_hour, day * 24 + 24); ++hour) {
+      partial.hours |= std::int64_t{1} << (hour - day * 24);
+    }
+    for (const auto& [start, stop] : plan.raw) {
+      const std::int64_t a = std::max(start, day_start);
+      const std::int64_t b = std::min(stop, day_end);
+      if (a < b) partial.raw.emplace_back(a, b);
+    }
+    plan.partial_days.push_back(std::move(partial));
+  }
+  return plan;
+}
+
+// Appends [start, end), joined to the last interval when they touch.
+void Append(std::vector<Interval>& intervals, Interval next) {
+  if (!intervals.empty() && intervals.back().second == next.first) {
+    intervals.back().second = next.second;
+  } else {
+    intervals.push_back(next);
+  }
+}
+
+// The raw parts of the partial days without rolled-up hours: their visitors are counted from
+// raw events alone (a visitor id is one day's, so one distinct count over several days is the
+// sum of each day's).
+std::vector<Interval> RawOnlyIntervals(const Plan& plan) {
+  std::vector<Interval> out;
+  for (const PartialDay& partial : plan.partial_days) {
+    if (partial.hours != 0) continue;
+    for (const Interval& interval : partial.raw) Append(out, interval);
+  }
+  return out;
+}
+
+// `"created_at" >= ? AND "created_at" < ?` for each interval, joined by OR, in parentheses.
+std::string IntervalsSql(std::size_t count) {
+  std::string sql = "(";
+  for (std::size_t i = 0; i < count; ++i) {
+    if (i > 0) sql += " OR ";
+    sql += R"(("created_at" >= ? AND "created_at" < ?))";
+  }
+  return sql + ")";
 }
 
 void Add(Counts& into, const Counts& more) {
@@ -50,6 +117,50 @@ Status RawSeries(db::Connection& connection, std::int64_t start, std::int64_t en
   CAIRN_TRY(connection.Execute(
       SessionSeriesSql(), {bucket_ms, gap_ms, start - gap_ms, end, start}, [&](const db::Row& row) {
         Add(out[row.GetInt64(0) * bucket_ms], {row.GetInt64(1), row.GetInt64(2), row.GetInt64(3)});
+      }));
+  return {};
+}
+
+using EachVisitors = std::function<void(std::string, std::int64_t)>;
+
+// Calls `each(key, visitors)` for the visitor rows of `partial`'s day whose hour bits meet its
+// rolled-up hours. `column` empty: one count (key ''); else grouped by that visitor-days column.
+Status RolledVisitors(db::Connection& connection, const PartialDay& partial,
+                      std::string_view column, const EachVisitors& each) {
+  const std::string key = column.empty() ? std::string("''") : std::string(column);
+  const std::string group = column.empty() ? std::string() : " GROUP BY " + key;
+  CAIRN_TRY(connection.Execute(
+      "SELECT " + key +
+          R"(, COUNT(*) FROM "_cairn_analytics_visitor_days" WHERE "day" = ? AND ("hours" & ?) <> 0)" +
+          group,
+      {partial.day, partial.hours}, [&](const db::Row& row) {
+        if (row.GetInt64(1) > 0) each(std::string(row.GetText(0)), row.GetInt64(1));
+      }));
+  return {};
+}
+
+// The same for the visitors of `partial`'s raw parts that are not among those rows (a scalar
+// subquery per event: one primary-key lookup each, whatever the statistics say of today).
+Status RawVisitorsNotRolled(db::Connection& connection, const PartialDay& partial,
+                            std::string_view column, const EachVisitors& each) {
+  if (partial.raw.empty()) return {};
+  const std::string key = column.empty() ? std::string("''") : std::string(column);
+  const std::string group = column.empty() ? std::string() : " GROUP BY " + key;
+  std::vector<db::Value> params;
+  for (const auto& [start, stop] : partial.raw) {
+    params.emplace_back(start);
+    params.emplace_back(stop);
+  }
+  params.emplace_back(partial.day);
+  params.emplace_back(partial.hours);
+  CAIRN_TRY(connection.Execute(
+      "SELECT " + key + R"(, COUNT(DISTINCT "visitor") FROM "_cairn_analytics_events" "e" WHERE )" +
+          IntervalsSql(partial.raw.size()) +
+          R"( AND (COALESCE((SELECT "v"."hours" FROM "_cairn_analytics_visitor_days" "v" WHERE )"
+          R"("v"."day" = ? AND "v"."visitor" = "e"."visitor"), 0) & ?) = 0)" +
+          group,
+      params, [&](const db::Row& row) {
+        if (row.GetInt64(1) > 0) each(std::string(row.GetText(0)), row.GetInt64(1));
       }));
   return {};
 }
@@ -77,33 +188,77 @@ Result<Overview> AnalyticsService::GetOverview(const ReportRange& range) {
     overview.series.emplace_back(start, Counts{});
   }
   CAIRN_TRY(Flush());
-  std::map<std::int64_t, Counts> days;
-  std::map<std::int64_t, Counts> hours;
+  std::map<std::int64_t, Counts> hours;               // page views, the hour's visitors, sessions
+  std::map<std::int64_t, std::int64_t> day_visitors;  // by day start
+  // Rolled-up hours (by hour number): the day's visitors first and last seen in each.
+  std::map<std::int64_t, std::pair<std::int64_t, std::int64_t>> first_last;
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
-    CAIRN_ASSIGN_OR_RETURN(const std::int64_t rolled, ReadRolledUntil(connection));
-    const Split split = SplitRange(range.from, end, rolled);
-    if (split.first_day < split.end_day) {
+    CAIRN_ASSIGN_OR_RETURN(const std::int64_t rolled, ReadRolledUntilHour(connection));
+    const Plan plan = PlanRange(range.from, end, rolled);
+    if (plan.first_hour < plan.end_hour) {
       CAIRN_TRY(connection.Execute(
-          R"(SELECT "day", "page_views", "visitors", "sessions" FROM "_cairn_analytics_daily" )"
-          R"(WHERE "dimension" = 'total' AND "day" >= ? AND "day" < ?)",
-          {split.first_day, split.end_day}, [&](const db::Row& row) {
-            Add(days[row.GetInt64(0) * kDayMillis],
+          R"(SELECT "hour", "page_views", "visitors", "sessions", "first_visitors", )"
+          R"("last_visitors" FROM "_cairn_analytics_hourly" WHERE "hour" >= ? AND "hour" < ?)",
+          {plan.first_hour, plan.end_hour}, [&](const db::Row& row) {
+            Add(hours[row.GetInt64(0) * kHourMillis],
                 {row.GetInt64(1), row.GetInt64(2), row.GetInt64(3)});
+            first_last[row.GetInt64(0)] = {row.GetInt64(4), row.GetInt64(5)};
           }));
     }
-    for (const auto& [start, stop] : split.raw) {
-      CAIRN_TRY(RawSeries(connection, start, stop, kDayMillis, timeout_ms(), days));
+    for (const auto& [start, stop] : plan.raw) {
+      CAIRN_TRY(RawSeries(connection, start, stop, kHourMillis, timeout_ms(), hours));
     }
-    // Hours cannot come from daily rollups: an hourly series reads raw events only.
-    if (range.granularity == Granularity::kHour) {
-      CAIRN_TRY(RawSeries(connection, range.from, end, kHourMillis, timeout_ms(), hours));
+    if (plan.first_day < plan.end_day) {
+      CAIRN_TRY(connection.Execute(R"(SELECT "day", "visitors" FROM "_cairn_analytics_daily" )"
+                                   R"(WHERE "dimension" = 'total' AND "day" >= ? AND "day" < ?)",
+                                   {plan.first_day, plan.end_day}, [&](const db::Row& row) {
+                                     day_visitors[row.GetInt64(0) * kDayMillis] += row.GetInt64(1);
+                                   }));
+    }
+    for (const auto& [start, stop] : RawOnlyIntervals(plan)) {
+      CAIRN_TRY(connection.Execute(
+          R"(SELECT "created_at" / ?, COUNT(DISTINCT "visitor") FROM "_cairn_analytics_events" )"
+          R"(WHERE "created_at" >= ? AND "created_at" < ? GROUP BY 1)",
+          {kDayMillis, start, stop}, [&](const db::Row& row) {
+            day_visitors[row.GetInt64(0) * kDayMillis] += row.GetInt64(1);
+          }));
+    }
+    for (const PartialDay& partial : plan.partial_days) {
+      if (partial.hours == 0) continue;
+      std::int64_t& visitors = day_visitors[partial.day * kDayMillis];
+      const auto count = [&](const std::string&, std::int64_t n) { visitors += n; };
+      // Rolled-up hours that begin the day or end it need no visitor rows: those of a range's
+      // first day (starting mid-day) and of today.
+      const auto bits = static_cast<std::uint64_t>(partial.hours);
+      const int a = std::countr_zero(bits);
+      const int b = std::bit_width(bits);
+      if (a == 0 || b == 24) {
+        for (int hour = a; hour < b; ++hour) {
+          auto found = first_last.find(partial.day * 24 + hour);
+          if (found != first_last.end()) {
+            visitors += a == 0 ? found->second.first : found->second.second;
+          }
+        }
+      } else {
+        CAIRN_TRY(RolledVisitors(connection, partial, {}, count));
+      }
+      CAIRN_TRY(RawVisitorsNotRolled(connection, partial, {}, count));
     }
     return {};
   }));
-  for (const auto& [day, counts] : days) Add(overview.summary, counts);
-  for (const auto& [start, counts] : range.granularity == Granularity::kHour ? hours : days) {
+  const auto add_to_period = [&](std::int64_t start, const Counts& counts) {
     auto found = period_index.find(PeriodStart(start, range.granularity));
     if (found != period_index.end()) Add(overview.series[found->second].second, counts);
+  };
+  // Visitors of the summary, and of days, weeks and months, add up by day; an hour's are its own.
+  const bool hourly = range.granularity == Granularity::kHour;
+  for (const auto& [start, counts] : hours) {
+    Add(overview.summary, {counts.page_views, 0, counts.sessions});
+    add_to_period(start, {counts.page_views, hourly ? counts.visitors : 0, counts.sessions});
+  }
+  for (const auto& [start, visitors] : day_visitors) {
+    overview.summary.visitors += visitors;
+    if (!hourly) add_to_period(start, {0, visitors, 0});
   }
   return overview;
 }
@@ -131,17 +286,50 @@ Result<std::vector<BreakdownRow>> AnalyticsService::GetBreakdown(Dimension dimen
   };
   CAIRN_TRY(Flush());
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
-    CAIRN_ASSIGN_OR_RETURN(const std::int64_t rolled, ReadRolledUntil(connection));
-    const Split split = SplitRange(range.from, end, rolled);
-    if (split.first_day < split.end_day) {
+    CAIRN_ASSIGN_OR_RETURN(const std::int64_t rolled, ReadRolledUntilHour(connection));
+    const Plan plan = PlanRange(range.from, end, rolled);
+    if (plan.first_day < plan.end_day) {
       CAIRN_TRY(connection.Execute(
           R"(SELECT "k1", "k2", "k3", CAST(SUM("page_views") AS BIGINT), )"
           R"(CAST(SUM("visitors") AS BIGINT) FROM "_cairn_analytics_daily" )"
           R"(WHERE "dimension" = ? AND "day" >= ? AND "day" < ? GROUP BY "k1", "k2", "k3")",
-          {sql.name, split.first_day, split.end_day}, add_row));
+          {sql.name, plan.first_day, plan.end_day}, add_row));
     }
-    for (const auto& [start, stop] : split.raw) {
+    if (sql.visitor_column.empty()) {
+      // Pages, referrers and campaigns: the partial days from raw events.
+      std::vector<Interval> partial;
+      for (const PartialDay& day : plan.partial_days) Append(partial, day.span);
+      for (const auto& [start, stop] : partial) {
+        CAIRN_TRY(connection.Execute(raw_sql, {start, stop}, add_row));
+      }
+      return {};
+    }
+    // Device type, browser and OS are the visitor's: the visitor rows answer for rolled-up hours.
+    for (const auto& [start, stop] : RawOnlyIntervals(plan)) {
       CAIRN_TRY(connection.Execute(raw_sql, {start, stop}, add_row));
+    }
+    for (const PartialDay& partial : plan.partial_days) {
+      if (partial.hours == 0) continue;
+      const auto add = [&](std::string key, std::int64_t visitors) {
+        Add(merged[{std::move(key), "", ""}], {0, visitors, 0});
+      };
+      // As for the overview: hours that begin or end the day from their first/last counts.
+      const auto bits = static_cast<std::uint64_t>(partial.hours);
+      const int a = std::countr_zero(bits);
+      const int b = std::bit_width(bits);
+      if (a == 0 || b == 24) {
+        CAIRN_TRY(connection.Execute(
+            std::string(R"(SELECT "k1", CAST(SUM(")") +
+                (a == 0 ? "first_visitors" : "last_visitors") +
+                R"(") AS BIGINT) FROM "_cairn_analytics_hourly_classes" WHERE "dimension" = ? )"
+                R"(AND "hour" >= ? AND "hour" < ? GROUP BY "k1")",
+            {sql.name, partial.day * 24 + a, partial.day * 24 + b}, [&](const db::Row& row) {
+              if (row.GetInt64(1) > 0) add(std::string(row.GetText(0)), row.GetInt64(1));
+            }));
+      } else {
+        CAIRN_TRY(RolledVisitors(connection, partial, sql.visitor_column, add));
+      }
+      CAIRN_TRY(RawVisitorsNotRolled(connection, partial, sql.visitor_column, add));
     }
     return {};
   }));

@@ -26,8 +26,9 @@ std::unique_ptr<jobs::Scheduler> StartAnalyticsSchedule(ServedAnalytics served) 
                                 report.error().detail);
                       return;
                     }
-                    if (report->days_rolled_up > 0 || report->events_deleted > 0) {
-                      log::Info("analytics job: " + std::to_string(report->days_rolled_up) +
+                    if (report->hours_rolled_up > 0 || report->events_deleted > 0) {
+                      log::Info("analytics job: " + std::to_string(report->hours_rolled_up) +
+                                " hour(s) and " + std::to_string(report->days_rolled_up) +
                                 " day(s) rolled up, " + std::to_string(report->events_deleted) +
                                 " event(s) past retention deleted");
                     }

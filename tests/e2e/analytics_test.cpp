@@ -210,7 +210,7 @@ TEST_F(AnalyticsTest, EveryReportMatchesTheFixedSetBeforeAndAfterTheRollups) {
   ExpectReports(*this, get);
 }
 
-TEST_F(AnalyticsTest, HoursAndPartialDaysReadRawEvents) {
+TEST_F(AnalyticsTest, HoursAndPartialDaysAfterTheRollups) {
   CollectFixedSet();
   ASSERT_TRUE(auth_->app().app().RunAnalyticsJob(At("2026-03-10T12:00:00Z")).ok());
   // An hourly series over 03-02: 24 periods; A and B at 10 (two sessions), A again at 11 (its
