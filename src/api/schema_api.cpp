@@ -314,17 +314,22 @@ constexpr std::string_view kDraftKeys[] = {"pages",      "theme",       "languag
 // The scalar top-level keys: read, set (the body is the value), remove (`name` is required).
 constexpr std::string_view kScalarKeys[] = {"name", "version", "description"};
 
+// GET /draft/{key}: one top-level key of the draft, null when the draft has none.
+Status AddGetKeyRoute(http::Router& router, SchemaEditor& editor, const std::string& key) {
+  return router.Add(
+      {Spec("GET", "/draft/" + key, "Get `" + key + "` of the draft"),
+       [&editor, key](Request& request) -> Result<Response> {
+         CAIRN_TRY(RequireAdmin(request));
+         CAIRN_ASSIGN_OR_RETURN(auto view, editor.GetDraft());
+         const auto* value = view.draft.snapshot.as_object().if_contains(key);
+         return Response::Json(
+             200, {{"key", key}, {"value", value != nullptr ? *value : boost::json::value()}});
+       }});
+}
+
 Status AddScalarRoutes(http::Router& router, SchemaEditor& editor, std::string key) {
   const std::string path = "/draft/" + key;
-  CAIRN_TRY(router.Add({Spec("GET", path, "Get `" + key + "` of the draft"),
-                        [&editor, key](Request& request) -> Result<Response> {
-                          CAIRN_TRY(RequireAdmin(request));
-                          CAIRN_ASSIGN_OR_RETURN(auto view, editor.GetDraft());
-                          const auto* value = view.draft.snapshot.as_object().if_contains(key);
-                          return Response::Json(
-                              200, {{"key", key},
-                                    {"value", value != nullptr ? *value : boost::json::value()}});
-                        }}));
+  CAIRN_TRY(AddGetKeyRoute(router, editor, key));
   const auto set = [&editor, key](bool remove) {
     return [&editor, key, remove](Request& request) -> Result<Response> {
       CAIRN_ASSIGN_OR_RETURN(const std::string user, AdminId(request));
@@ -351,15 +356,7 @@ Status AddScalarRoutes(http::Router& router, SchemaEditor& editor, std::string k
 
 Status AddKeyRoutes(http::Router& router, SchemaEditor& editor, std::string key) {
   const std::string path = "/draft/" + key;
-  CAIRN_TRY(router.Add({Spec("GET", path, "Get `" + key + "` of the draft"),
-                        [&editor, key](Request& request) -> Result<Response> {
-                          CAIRN_TRY(RequireAdmin(request));
-                          CAIRN_ASSIGN_OR_RETURN(auto view, editor.GetDraft());
-                          const auto* value = view.draft.snapshot.as_object().if_contains(key);
-                          return Response::Json(
-                              200, {{"key", key},
-                                    {"value", value != nullptr ? *value : boost::json::value()}});
-                        }}));
+  CAIRN_TRY(AddGetKeyRoute(router, editor, key));
   const auto edit = [&editor, key](bool merge) {
     return [&editor, key, merge](Request& request) -> Result<Response> {
       CAIRN_ASSIGN_OR_RETURN(const std::string user, AdminId(request));

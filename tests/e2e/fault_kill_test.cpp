@@ -212,6 +212,9 @@ TEST(FaultKill, SigkillDuringMixedWritesLosesNoAcknowledgedWrite) {
 
     auto reader = (*database)->Reopen();
     ASSERT_TRUE(reader.ok()) << reader.error().message;
+    // A COMMIT the killed server had sent still completes in its PostgreSQL backend: read the
+    // table once those backends are gone, or a write in flight could land after the check.
+    ASSERT_TRUE(WaitForOtherBackendsToEnd(**reader)) << "the killed server's backends stayed";
     std::map<std::string, Stored> stored;
     const db::Rows rows =
         QueryAll(**reader, R"(SELECT "id", "name", "version", "deleted_at" FROM "items")");

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "support/test_database.hpp"
 
@@ -142,6 +143,20 @@ db::Rows QueryAll(db::Database& database, const std::string& sql) {
       });
   if (!status.ok()) throw std::runtime_error(sql + ": " + status.error().message);
   return rows;
+}
+
+bool WaitForOtherBackendsToEnd(db::Database& database) {
+  if (!IsPostgres()) return true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const db::Rows rows = QueryAll(database,
+                                   "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                                   "current_database() AND pid <> pg_backend_pid() AND state "
+                                   "IS DISTINCT FROM 'idle'");
+    if (!rows.rows.empty() && rows.rows[0].at(0).value_or("") == "0") return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
 }
 
 std::chrono::milliseconds ProcessCpuTime(pid_t pid) {

@@ -70,6 +70,10 @@ class FaultServer {
 // Runs `sql` in a read transaction of `database`; throws on an error.
 db::Rows QueryAll(db::Database& database, const std::string& sql);
 
+// On PostgreSQL, waits (up to 10 s) until no other session of this database is busy (active or
+// in a transaction), so the work of a killed client's backends has ended. True on SQLite.
+bool WaitForOtherBackendsToEnd(db::Database& database);
+
 // User plus system CPU time a process has used so far (/proc/<pid>/stat).
 std::chrono::milliseconds ProcessCpuTime(pid_t pid);
 // Descriptors the process has open (/proc/<pid>/fd).
