@@ -5,6 +5,7 @@
 #include <boost/json/parse.hpp>
 
 #include "api/session_layer.hpp"
+#include "common/gzip.hpp"
 #include "openapi/document_cache.hpp"
 #include "openapi/scalar_bundle.hpp"
 #include "openapi/shared_schemas.hpp"
@@ -68,16 +69,19 @@ bool MatchesETag(std::string_view if_none_match, std::string_view etag) {
 
 Response DocumentResponse(const Request& request, const openapi::SerializedDocument& document) {
   Response response;
-  if (MatchesETag(request.Header("If-None-Match"), document.etag)) {
+  const bool compressed = gzip::Accepted(request.Header("Accept-Encoding"));
+  const std::string& etag = compressed ? document.gzip_etag : document.etag;
+  if (MatchesETag(request.Header("If-None-Match"), etag)) {
     response.status = 304;
     response.content_type.clear();
   } else {
-    response.body = document.json;
+    response.body = compressed ? document.gzip : document.json;
+    if (compressed) response.SetHeader("Content-Encoding", "gzip");
   }
-  response.SetHeader("ETag", document.etag);
+  response.SetHeader("ETag", etag);
   // Admin-only: never stored by shared caches, always revalidated (the schema may change).
   response.SetHeader("Cache-Control", "private, no-cache");
-  response.SetHeader("Vary", "Cookie, Authorization");
+  response.SetHeader("Vary", "Cookie, Authorization, Accept-Encoding");
   return response;
 }
 

@@ -1,6 +1,7 @@
 #include "openapi/document_cache.hpp"
 
 #include "common/crypto.hpp"
+#include "common/gzip.hpp"
 #include "common/json.hpp"
 #include "openapi/generator.hpp"
 
@@ -10,7 +11,10 @@ namespace {
 SerializedDocument Finish(const boost::json::value& document) {
   SerializedDocument out;
   json::Append(out.json, document);
-  out.etag = "\"" + crypto::Sha256Hex(out.json).substr(0, 32) + "\"";
+  const std::string hash = crypto::Sha256Hex(out.json).substr(0, 32);
+  out.etag = "\"" + hash + "\"";
+  out.gzip = gzip::Compress(out.json);
+  out.gzip_etag = "\"" + hash + "-gzip\"";
   return out;
 }
 

@@ -17,6 +17,10 @@ namespace cairn::openapi {
 struct SerializedDocument {
   std::string json;
   std::string etag;  // a strong ETag: "sha256 prefix of json"
+  // The same JSON gzip-compressed, for clients that accept it (a 1.5 MB document is ~90 KB),
+  // under its own strong ETag: another representation, other bytes.
+  std::string gzip;
+  std::string gzip_etag;
 };
 
 struct SerializedDocuments {

@@ -12,6 +12,7 @@
 #include <boost/json.hpp>
 
 #include "e2e/auth_test_support.hpp"
+#include "support/gunzip.hpp"
 #include "support/node_process.hpp"
 #include "support/openapi_conformance.hpp"
 
@@ -140,6 +141,39 @@ TEST_F(OpenApiTest, CachedWithAnETag) {
   EXPECT_EQ(app_.Client().Get("/api/openapi.json", member).status, 404);
 }
 
+// A client that accepts gzip gets the same document compressed, under its own ETag; one that
+// refuses it (q=0) or says nothing gets the identity body.
+TEST_F(OpenApiTest, ServedGzippedToClientsThatAcceptIt) {
+  HttpResult plain = app_.GetAs(admin_.token, "/api/openapi.json");
+  ASSERT_EQ(plain.status, 200);
+  EXPECT_EQ(plain.Header("content-encoding"), "");
+  Headers accepts = BearerHeader(admin_.token);
+  accepts.emplace_back("Accept-Encoding", "br;q=1.0, gzip;q=0.8");
+  HttpResult compressed = app_.Client().Get("/api/openapi.json", accepts);
+  ASSERT_EQ(compressed.status, 200);
+  EXPECT_EQ(compressed.Header("content-encoding"), "gzip");
+  EXPECT_NE(compressed.Header("vary").find("Accept-Encoding"), std::string::npos);
+  EXPECT_LT(compressed.body.size(), plain.body.size() / 5);
+  EXPECT_EQ(Gunzip(compressed.body), plain.body);
+  const std::string gzip_etag = compressed.Header("etag");
+  EXPECT_NE(gzip_etag, plain.Header("etag"));
+  // Each representation revalidates under its own tag only.
+  Headers revalidate = accepts;
+  revalidate.emplace_back("If-None-Match", gzip_etag);
+  EXPECT_EQ(app_.Client().Get("/api/openapi.json", revalidate).status, 304);
+  Headers identity_with_gzip_tag = BearerHeader(admin_.token);
+  identity_with_gzip_tag.emplace_back("If-None-Match", gzip_etag);
+  HttpResult identity = app_.Client().Get("/api/openapi.json", identity_with_gzip_tag);
+  EXPECT_EQ(identity.status, 200);
+  EXPECT_EQ(identity.body, plain.body);
+  Headers refuses = BearerHeader(admin_.token);
+  refuses.emplace_back("Accept-Encoding", "gzip;q=0, deflate");
+  HttpResult refused = app_.Client().Get("/api/auth/openapi.json", refuses);
+  ASSERT_EQ(refused.status, 200);
+  EXPECT_EQ(refused.Header("content-encoding"), "");
+  EXPECT_NO_THROW((void)refused.Json());
+}
+
 // The operations of both documents are exactly the router's routes: a route under
 // /api/tables/{tableId} once per table (by slug), every other route once.
 TEST_F(OpenApiTest, OperationsAreTheRouteSet) {
@@ -226,8 +260,7 @@ TEST_F(OpenApiTest, TableRecordShapesComeFromTheCodecs) {
   ASSERT_TRUE(example_ref.starts_with(example_prefix)) << example_ref;
   const auto& display_example =
       doc.at("components").at("examples").at(example_ref.substr(example_prefix.size()));
-  EXPECT_EQ(display_example.at("value").at("records").at(0).at("fields").at("due"),
-            "Nov 24, 2026");
+  EXPECT_EQ(display_example.at("value").at("records").at(0).at("fields").at("due"), "Nov 24, 2026");
   // The display shapes are the codecs' display schemas: a formatted integer, the medium date.
   const auto& shown = schemas.at("TasksRecordFieldsDisplay").at("properties");
   EXPECT_EQ(shown.at("priority").at("type"), (boost::json::array{"string", "null"}));

@@ -6,6 +6,7 @@
 
 #include "config/loader.hpp"
 #include "openapi/document_cache.hpp"
+#include "support/gunzip.hpp"
 #include "support/openapi_conformance.hpp"
 
 namespace cairn::test {
@@ -41,13 +42,16 @@ class ResponseCheck {
 
   void Observe(const std::string& method, const std::string& target, const HttpResult& result) {
     if (target.starts_with(kTestDocumentsPath) || refreshing_) return;
+    // A compressed answer is checked as the client reads it, decoded.
+    const std::string body =
+        result.Header("content-encoding") == "gzip" ? Gunzip(result.body) : result.body;
     std::shared_ptr<OpenApiConformance> conformance = Current();
-    std::string problem = conformance->Check(method, target, result.status,
-                                             result.Header("content-type"), result.body);
+    std::string problem =
+        conformance->Check(method, target, result.status, result.Header("content-type"), body);
     if (!problem.empty()) {
       Fetch();
-      problem = Current()->Check(method, target, result.status, result.Header("content-type"),
-                                 result.body);
+      problem =
+          Current()->Check(method, target, result.status, result.Header("content-type"), body);
     }
     if (!problem.empty()) ADD_FAILURE() << "answer differs from the OpenAPI document: " << problem;
   }
