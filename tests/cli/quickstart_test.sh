@@ -24,8 +24,9 @@ awk '/<!-- quickstart -->/{on=1; next} /<!-- \/quickstart -->/{on=0} on' "$root/
 [ -f "$work/block1.sh" ] && [ -f "$work/block2.sh" ] || fail "README has no quickstart sh blocks"
 grep -q 'make run' "$work/block1.sh" || fail "the first block does not start the server with make run"
 
-# The server block, with `make run` replaced (env assignments before it are kept).
-sed -e "s#make run#\"$cairn\" serve examples/app.yaml --data-dir \"$work/data\" --port $port#" \
+# The server block, with `make run` replaced (env assignments before it are kept); `exec`, so
+# the pid the cleanup kills is the server itself.
+sed -e "s#make run#exec \"$cairn\" serve examples/app.yaml --data-dir \"$work/data\" --port $port#" \
   "$work/block1.sh" > "$work/server.sh"
 (cd "$root" && exec bash "$work/server.sh" > "$work/server.log" 2>&1) &
 server_pid=$!
