@@ -314,6 +314,7 @@ Result<std::unique_ptr<Application>> Application::Start(ApplicationOptions optio
   server_options.io_threads = IoThreads(settings, std::thread::hardware_concurrency());
   server_options.worker_threads = WorkerThreads(
       settings, parts->database->dialect().shared_server(), std::thread::hardware_concurrency());
+  server_options.long_query_threads = settings.long_query_threads;
   server_options.max_connections = settings.max_connections;
   if (parts->options.tune_server) parts->options.tune_server(server_options);
   parts->server = std::make_unique<http::Server>(server_options);

@@ -322,6 +322,7 @@ Result<Settings> LoadSettings(const Flags& flags, const EnvLookup& env) {
   reader.ReadBool(nullptr, "CAIRN_ALLOW_DESTRUCTIVE", settings.allow_destructive);
   reader.ReadInt(nullptr, "CAIRN_IO_THREADS", settings.io_threads, 1, kMaxThreads);
   reader.ReadInt(nullptr, "CAIRN_WORKER_THREADS", settings.worker_threads, 1, kMaxThreads);
+  reader.ReadInt(nullptr, "CAIRN_LONG_QUERY_THREADS", settings.long_query_threads, 1, kMaxThreads);
   reader.ReadInt(nullptr, "CAIRN_MAX_CONNECTIONS", settings.max_connections, 1, kMaxConnections);
 
   if (auto secret = reader.Get(nullptr, "AUTH_SECRET")) {

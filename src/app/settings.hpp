@@ -32,6 +32,7 @@ struct Settings {
   bool allow_destructive = false;
   int io_threads = 0;
   int worker_threads = 0;
+  int long_query_threads = 0;    // CAIRN_LONG_QUERY_THREADS; 0: LongQueryThreads' default
   int max_connections = 10'000;  // CAIRN_MAX_CONNECTIONS
 
   // Operator settings of the spec; validated here, used by the modules that own them.

@@ -101,9 +101,12 @@ struct Server::Impl {
   static int WorkerCount(const ServerOptions& options) {
     return options.worker_threads > 0 ? options.worker_threads : 2 * Cores();
   }
+  // Each long query keeps a core of the database busy (PostgreSQL may add parallel workers of
+  // its own): more at once than half the cores only slows every one of them and, on a machine
+  // shared with the database, takes the cores that answer the other requests.
   static int LongQueryThreads(const ServerOptions& options) {
     if (options.long_query_threads > 0) return options.long_query_threads;
-    return std::max(1, WorkerCount(options) / 2);
+    return std::max(1, std::min(WorkerCount(options), Cores()) / 2);
   }
   static std::size_t QueueLimit(const ServerOptions& options) {
     return options.max_queued_jobs > 0
@@ -369,7 +372,13 @@ struct Server::Impl {
       if (response.upgrade && !stopping) {
         connection.NoDeadline();
         connection.upgraded = true;
-        co_await response.upgrade->Run(socket, buffer, *request.raw);
+        // The connection is the handler's for the rest of its life (a subscription may idle for
+        // hours): what only routing and answering needed is released now, all but the header.
+        std::shared_ptr<UpgradeHandler> upgrade = std::move(response.upgrade);
+        const BeastRequest& header = *request.raw;
+        response = Response{};
+        request = Request{};
+        co_await upgrade->Run(socket, buffer, header);
         co_return;
       }
       const bool keep_alive = reusable && request.raw->keep_alive() && !stopping;

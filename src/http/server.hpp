@@ -20,7 +20,8 @@ struct ServerOptions {
   int worker_threads = 0;  // the worker pool (http/worker_pool.hpp); 0 → 2 × hardware concurrency
   std::size_t max_queued_jobs = 0;  // 0 → kMaxQueuedJobsPerWorker per worker
   std::chrono::milliseconds max_queue_wait = kMaxQueueWait;
-  // The long-query lane (RouteSpec::long_query_params); 0 → half the worker threads, at least 1.
+  // The long-query lane (RouteSpec::long_query_params); 0 → half the cores and half the worker
+  // threads, whichever is fewer, at least 1.
   int long_query_threads = 0;
   int max_connections = kDefaultMaxConnections;
   std::chrono::milliseconds idle_timeout = kIdleTimeout;

@@ -86,6 +86,12 @@ void Hub::Committed(std::vector<records::RecordChange> changes) {
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return;
+    // A dispatcher gathering a round takes these when its window ends: waking it now for
+    // nothing would cost a context switch per commit.
+    if (gathering_ && channel_ == nullptr) {
+      for (records::RecordChange& change : changes) Enqueue(std::move(change));
+      return;
+    }
     for (records::RecordChange& change : changes) {
       if (channel_ == nullptr) {
         Enqueue(std::move(change));
@@ -148,33 +154,40 @@ void Hub::Dispatch(const std::deque<records::RecordChange>& batch) {
   if (service == nullptr || config == nullptr) return;
   // Subscribers that see a change alike (same group key) share one read and one message. The
   // groups of a table are formed once per round, whatever the number of its changes.
-  using Groups = std::map<std::string, std::vector<Subscription*>>;
-  std::unordered_map<std::string, Groups> groups_of;
+  struct Group {
+    std::vector<Subscription*> members;
+    std::vector<std::string> messages;  // this round's, in commit order
+  };
+  std::unordered_map<std::string, std::map<std::string, Group>> groups_of;
   std::vector<std::shared_ptr<Subscription>> alive;  // the members, alive through the round
-  // Every subscriber's messages of this round, in commit order: one hand-over each.
-  std::unordered_map<Subscription*, Subscription::Messages> outbox;
   for (const records::RecordChange& change : batch) {
     const config::Table* table = config->FindTable(change.table);
     if (table == nullptr) continue;
     auto [found, fresh] = groups_of.try_emplace(change.table);
     if (fresh) {
       for (auto& subscriber : SubscribersOf(change.table)) {
-        found->second[subscriber->group_key()].push_back(subscriber.get());
+        found->second[subscriber->group_key()].members.push_back(subscriber.get());
         alive.push_back(std::move(subscriber));
       }
     }
-    for (const auto& [key, members] : found->second) {
-      auto message = Render(*service, *table, change, *members.front());
-      if (!message) continue;
-      for (Subscription* member : members) outbox[member].push_back(message);
+    for (auto& [key, group] : found->second) {
+      auto message = Render(*service, *table, change, *group.members.front());
+      if (message) group.messages.push_back(std::move(*message));
     }
   }
-  // One hand-over per network thread: posting to each connection apart costs a wake-up of its
-  // thread and an allocation per subscriber.
+  // A group's messages are framed once per transport, and its members share those bytes. One
+  // hand-over per network thread: posting to each connection apart costs a wake-up of its thread
+  // and an allocation per subscriber.
   std::unordered_map<const void*, Subscription::Batch> by_thread;
-  for (auto& [subscriber, messages] : outbox) {
-    std::shared_ptr<Subscription> owner = subscriber->shared_from_this();
-    by_thread[subscriber->thread()].emplace_back(std::move(owner), std::move(messages));
+  for (auto& [table, groups] : groups_of) {
+    for (auto& [key, group] : groups) {
+      if (group.messages.empty()) continue;
+      FramesByTransport framed(group.messages);
+      for (Subscription* member : group.members) {
+        by_thread[member->thread()].emplace_back(member->shared_from_this(),
+                                                 framed.For(member->transport()));
+      }
+    }
   }
   for (auto& [thread, batch] : by_thread) {
     Subscription& first = *batch.front().first;
@@ -182,24 +195,23 @@ void Hub::Dispatch(const std::deque<records::RecordChange>& batch) {
   }
 }
 
-std::shared_ptr<const std::string> Hub::Render(records::RecordService& service,
-                                               const config::Table& table,
-                                               const records::RecordChange& change,
-                                               const Subscription& subscriber) {
+std::optional<std::string> Hub::Render(records::RecordService& service, const config::Table& table,
+                                       const records::RecordChange& change,
+                                       const Subscription& subscriber) {
   const SubscriptionSpec& spec = subscriber.spec();
   std::optional<std::string> record;
   if (change.kind != records::ChangeKind::kDelete) {
     auto read = service.ReadAsSubscriber(table, spec.role, change.id, spec.filter, spec.fields);
-    if (!read.ok()) return nullptr;  // read access lost: Revalidate closes them
+    if (!read.ok()) return std::nullopt;  // read access lost: Revalidate closes them
     record = std::move(read).value();
     // Not visible to them (outside the filter, or gone again since): nothing to tell.
-    if (!record) return nullptr;
+    if (!record) return std::nullopt;
   } else if (spec.filter) {
     // A delete only for a record the filter let through: the trashed row still holds the values
     // it had. A row gone for good cannot be asked: such a delete goes out (see docs/realtime.md).
     auto matched = service.MatchesAsSubscriber(table, spec.role, change.id, *spec.filter);
-    if (!matched.ok()) return nullptr;
-    if (matched.value() && !*matched.value()) return nullptr;
+    if (!matched.ok()) return std::nullopt;
+    if (matched.value() && !*matched.value()) return std::nullopt;
   }
   std::optional<std::string> old_record;
   if (!change.old_fields_json.empty()) {
@@ -210,13 +222,16 @@ std::shared_ptr<const std::string> Hub::Render(records::RecordService& service,
     old.push_back('}');
     old_record = std::move(old);
   }
-  return std::make_shared<const std::string>(ChangeMessage(change, record, old_record));
+  return ChangeMessage(change, record, old_record);
 }
 
 void Hub::Resync(const std::set<std::string>& tables) {
   for (const std::string& table : tables) {
-    auto message = std::make_shared<const std::string>(ResyncMessage({table}));
-    for (const auto& subscriber : SubscribersOf(table)) subscriber->Deliver({message});
+    const std::vector<std::string> messages{ResyncMessage({table})};
+    FramesByTransport framed(messages);
+    for (const auto& subscriber : SubscribersOf(table)) {
+      subscriber->Deliver(framed.For(subscriber->transport()));
+    }
   }
 }
 
@@ -251,7 +266,9 @@ void Hub::Revalidate() {
 }
 
 void Hub::Loop() {
-  auto next_check = std::chrono::steady_clock::now() + kRevalidateInterval;
+  using Clock = std::chrono::steady_clock;
+  auto next_check = Clock::now() + kRevalidateInterval;
+  Clock::time_point last_dispatch;  // none yet: the first round goes at once
   std::unique_lock lock(mutex_);
   while (!stopping_) {
     wake_.wait_until(lock, next_check, [this] {
@@ -265,16 +282,28 @@ void Hub::Loop() {
       SendOut(std::move(outgoing));
       lock.lock();
     }
+    if (!pending_.empty() && Clock::now() < last_dispatch + kDispatchWindow) {
+      // Gathers the stream of changes until the window ends; changes for the other nodes still
+      // go out as they come.
+      gathering_ = true;
+      wake_.wait_until(lock, last_dispatch + kDispatchWindow,
+                       [this] { return stopping_ || !outgoing_.empty(); });
+      gathering_ = false;
+      continue;
+    }
     std::deque<records::RecordChange> batch;
     batch.swap(pending_);
     std::set<std::string> overflowed;
     overflowed.swap(overflowed_);
     lock.unlock();
-    if (!batch.empty()) Dispatch(batch);
+    if (!batch.empty()) {
+      Dispatch(batch);
+      last_dispatch = Clock::now();
+    }
     if (!overflowed.empty()) Resync(overflowed);
-    if (std::chrono::steady_clock::now() >= next_check) {
+    if (Clock::now() >= next_check) {
       Revalidate();
-      next_check = std::chrono::steady_clock::now() + kRevalidateInterval;
+      next_check = Clock::now() + kRevalidateInterval;
     }
     lock.lock();
   }

@@ -75,12 +75,12 @@ class Hub final : public records::ChangeSink {
   void Enqueue(records::RecordChange change);  // with mutex_ held
   // One round: every change of `batch`, in order, to the subscribers of its table.
   void Dispatch(const std::deque<records::RecordChange>& batch);
-  // The message `change` gives subscribers seeing it as `subscriber` does, or null when they
+  // The message `change` gives subscribers seeing it as `subscriber` does, or nothing when they
   // are not told (not visible to them).
-  static std::shared_ptr<const std::string> Render(records::RecordService& service,
-                                                   const config::Table& table,
-                                                   const records::RecordChange& change,
-                                                   const Subscription& subscriber);
+  static std::optional<std::string> Render(records::RecordService& service,
+                                           const config::Table& table,
+                                           const records::RecordChange& change,
+                                           const Subscription& subscriber);
   void Resync(const std::set<std::string>& tables);
   void Revalidate();
   std::vector<std::shared_ptr<Subscription>> SubscribersOf(const std::string& table) const;
@@ -101,6 +101,7 @@ class Hub final : public records::ChangeSink {
   db::NotificationChannel* channel_ = nullptr;
   std::unique_ptr<db::NotificationChannel::Listening> listening_;
   std::set<std::string> overflowed_;  // tables whose changes were dropped: resync
+  bool gathering_ = false;            // the dispatcher waits out kDispatchWindow
   bool stopping_ = false;
   std::thread thread_;
 };

@@ -17,10 +17,17 @@ inline constexpr std::size_t kMaxClientFrameBytes = 4096;
 // changes come) is closed with 1013, so memory stays bounded whatever it does.
 inline constexpr std::size_t kMaxQueuedMessages = 1000;
 inline constexpr std::size_t kMaxQueuedBytes = std::size_t{1} << 20;
-// A connection writes at most once per this while changes keep coming: what arrives meanwhile
-// goes out together in one write. A change after a quiet spell is written at once; under a
-// stream of changes each waits at most this long, and the cost of a write (a system call) is
-// shared by all the messages it carries.
+// The hub dispatches at most once per this while changes keep coming: what commits meanwhile is
+// read, framed and handed to the network threads together. A change after a quiet spell goes at
+// once; under a stream each waits at most this long, and the cost of a round (a read per
+// permission group, waking each network thread, a queue entry and a socket write per
+// subscriber) is paid per window, not per change. With 1,000 subscribers on 2 cores this keeps
+// the write rate at 90–96 % of the rate without them (bench/realtime; 54 % dispatching each
+// change on its own).
+inline constexpr std::chrono::milliseconds kDispatchWindow{50};
+// A connection writes at most once per this while messages keep coming (what arrives meanwhile
+// goes out in the same write). Shorter than kDispatchWindow, so a dispatch round is written at
+// once; it gathers what else comes (pongs, resyncs, rounds of a busy hub).
 inline constexpr std::chrono::milliseconds kCoalesceWindow{20};
 // Committed changes waiting for the dispatcher; past this the change is dropped and the table's
 // subscribers get a `resync` message instead.

@@ -30,16 +30,6 @@ constexpr std::string_view kHeader =
     "X-Accel-Buffering: no\r\n"
     "Connection: close\r\n\r\n";
 
-constexpr std::string_view kEventStart = "data: ";  // one line: the messages are compact JSON
-constexpr std::string_view kEventEnd = "\n\n";
-
-std::string Event(std::string_view message) {
-  std::string out(kEventStart);
-  out += message;
-  out += kEventEnd;
-  return out;
-}
-
 }  // namespace
 
 asio::awaitable<void> SseSession::Run(asio::ip::tcp::socket& socket,
@@ -79,17 +69,13 @@ asio::awaitable<void> SseSession::ReadLoop(asio::ip::tcp::socket& socket) {
   }
 }
 
-void SseSession::Frame(const std::string& message, std::string& out) const {
-  out += kEventStart;
-  out += message;
-  out += kEventEnd;
-}
-
 asio::awaitable<void> SseSession::SendClose(std::uint16_t code, const std::string& reason) {
   std::string message = R"({"type":"close","code":)" + std::to_string(code) + R"(,"reason":)";
   json::AppendString(message, reason);
   message.push_back('}');
-  co_await asio::async_write(*socket_, asio::buffer(Event(message)), kUseTuple);
+  std::string event;
+  AppendFrame(Transport::kEventStream, message, event);
+  co_await asio::async_write(*socket_, asio::buffer(event), kUseTuple);
 }
 
 }  // namespace cairn::realtime

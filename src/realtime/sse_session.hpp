@@ -20,7 +20,7 @@ class SseSession final : public SubscriberConnection {
 
  private:
   boost::asio::awaitable<void> ReadLoop(boost::asio::ip::tcp::socket& socket);
-  void Frame(const std::string& message, std::string& out) const override;
+  Transport transport() const override { return Transport::kEventStream; }
   boost::asio::awaitable<void> SendClose(std::uint16_t code, const std::string& reason) override;
 
   boost::asio::ip::tcp::socket* socket_ = nullptr;  // while Run runs

@@ -19,26 +19,25 @@ void SubscriberConnection::Start(const asio::any_io_executor& executor,
   socket_ = &socket;
   thread_ = &asio::query(executor, asio::execution::context_as<asio::execution_context&>);
   wake_.emplace(executor);
-  Enqueue(std::make_shared<const std::string>(SubscribedMessage(spec().table->name)));
+  EnqueueMessage(SubscribedMessage(spec().table->name));
   GoLive(hub_);
 }
 
-void SubscriberConnection::Enqueue(std::shared_ptr<const std::string> message) {
+void SubscriberConnection::Enqueue(SharedFrames frames) {
   if (close_ || reader_done_) return;
-  if (queue_.size() >= kMaxQueuedMessages || queued_bytes_ + message->size() > kMaxQueuedBytes) {
+  if (queued_messages_ + frames->messages > kMaxQueuedMessages ||
+      queued_bytes_ + frames->bytes.size() > kMaxQueuedBytes) {
     RequestClose(1013, "subscriber too slow: send queue full");
     return;
   }
-  queued_bytes_ += message->size();
-  queue_.push_back(std::move(message));
+  queued_messages_ += frames->messages;
+  queued_bytes_ += frames->bytes.size();
+  queue_.push_back(std::move(frames));
   if (!coalescing_) wake_->cancel();  // a writer coalescing wakes at the window's end anyway
 }
 
-std::shared_ptr<const std::string> SubscriberConnection::Pop() {
-  std::shared_ptr<const std::string> message = std::move(queue_.front());
-  queue_.pop_front();
-  queued_bytes_ -= message->size();
-  return message;
+void SubscriberConnection::EnqueueMessage(std::string_view message) {
+  Enqueue(FrameOne(transport(), message));
 }
 
 void SubscriberConnection::RequestClose(std::uint16_t code, std::string reason) {
@@ -46,6 +45,7 @@ void SubscriberConnection::RequestClose(std::uint16_t code, std::string reason) 
   close_.emplace(code, std::move(reason));
   queue_.clear();
   queued_bytes_ = 0;
+  queued_messages_ = 0;
   wake_->cancel();
 }
 
@@ -59,22 +59,19 @@ void SubscriberConnection::Wake() {
   wake_->cancel();
 }
 
-void SubscriberConnection::Deliver(Messages messages) {
+void SubscriberConnection::Deliver(SharedFrames frames) {
   if (!executor_) return;
-  asio::post(*executor_, [weak = weak_from_this(), messages = std::move(messages)]() mutable {
-    if (auto self = weak.lock()) {
-      auto& connection = static_cast<SubscriberConnection&>(*self);
-      for (auto& message : messages) connection.Enqueue(std::move(message));
-    }
+  asio::post(*executor_, [weak = weak_from_this(), frames = std::move(frames)]() mutable {
+    if (auto self = weak.lock())
+      static_cast<SubscriberConnection&>(*self).Enqueue(std::move(frames));
   });
 }
 
 void SubscriberConnection::DeliverAll(Batch batch) {
   if (!executor_) return;
   asio::post(*executor_, [batch = std::move(batch)]() mutable {
-    for (auto& [subscriber, messages] : batch) {
-      auto& connection = static_cast<SubscriberConnection&>(*subscriber);
-      for (auto& message : messages) connection.Enqueue(std::move(message));
+    for (auto& [subscriber, frames] : batch) {
+      static_cast<SubscriberConnection&>(*subscriber).Enqueue(std::move(frames));
     }
   });
 }
@@ -89,10 +86,19 @@ void SubscriberConnection::Close(std::uint16_t code, std::string reason) {
 }
 
 asio::awaitable<bool> SubscriberConnection::Flush() {
+  // The frames stay alive (and unchanged: they are shared) until the write is done.
+  std::vector<SharedFrames> frames;
+  frames.swap(queue_);
+  queued_bytes_ = 0;
+  queued_messages_ = 0;
   sending_.swap(outgoing_);
   outgoing_.clear();
-  auto [error, bytes] = co_await asio::async_write(*socket_, asio::buffer(sending_),
-                                                   asio::as_tuple(asio::use_awaitable));
+  std::vector<asio::const_buffer> buffers;
+  buffers.reserve(frames.size() + 1);
+  for (const SharedFrames& framed : frames) buffers.emplace_back(asio::buffer(framed->bytes));
+  if (!sending_.empty()) buffers.emplace_back(asio::buffer(sending_));
+  auto [error, bytes] =
+      co_await asio::async_write(*socket_, buffers, asio::as_tuple(asio::use_awaitable));
   sending_.clear();
   co_return !error;
 }
@@ -113,7 +119,6 @@ asio::awaitable<void> SubscriberConnection::WriteLoop() {
         coalescing_ = false;
         continue;
       }
-      while (!queue_.empty()) Frame(*Pop(), outgoing_);
       if (!co_await Flush()) co_return;
       if (outgoing_.empty()) Settled();
       last_write = std::chrono::steady_clock::now();
@@ -121,7 +126,7 @@ asio::awaitable<void> SubscriberConnection::WriteLoop() {
       continue;
     }
     if (std::chrono::steady_clock::now() - last_sent >= kHeartbeatInterval) {
-      Enqueue(std::make_shared<const std::string>(HeartbeatMessage()));
+      EnqueueMessage(HeartbeatMessage());
       continue;
     }
     Settled();

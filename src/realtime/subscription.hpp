@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "config/model.hpp"
+#include "realtime/framing.hpp"
 
 namespace cairn::realtime {
 
@@ -53,14 +54,15 @@ class Subscription : public std::enable_shared_from_this<Subscription> {
   // The names of `fields=`, empty when absent.
   const std::vector<std::string>& field_names() const { return field_names_; }
 
-  // Messages in order; one shared text per message, however many subscribers get it.
-  using Messages = std::vector<std::shared_ptr<const std::string>>;
-  // Both may be called from any thread; they must not block. The hub hands each subscriber all
-  // its messages of one dispatch round at once: one hop onto its thread for the lot.
-  virtual void Deliver(Messages messages) = 0;
+  // How its messages are framed (framing.hpp).
+  virtual Transport transport() const = 0;
+  // Both may be called from any thread; they must not block. `frames` is framed for
+  // transport() and shared with the other subscribers that get the same messages; the hub hands
+  // each subscriber all its messages of one dispatch round at once.
+  virtual void Deliver(SharedFrames frames) = 0;
   // Many subscribers' messages at once. `batch` holds subscribers on this one's network thread
   // (same thread() as this): one hop onto that thread for all of them, rather than one each.
-  using Batch = std::vector<std::pair<std::shared_ptr<Subscription>, Messages>>;
+  using Batch = std::vector<std::pair<std::shared_ptr<Subscription>, SharedFrames>>;
   virtual void DeliverAll(Batch batch) = 0;
   // Which network thread the connection lives on (an identity only; null before it is live).
   virtual const void* thread() const = 0;

@@ -70,28 +70,9 @@ asio::awaitable<void> WebSocketSession::ReadLoop(Stream& stream) {
     const std::string text = beast::buffers_to_string(incoming.data());
     incoming.consume(incoming.size());
     if (stream.got_text() && IsPing(text)) {
-      Enqueue(std::make_shared<const std::string>(PongMessage()));
+      EnqueueMessage(PongMessage());
     }
   }
-}
-
-void WebSocketSession::Frame(const std::string& message, std::string& out) const {
-  // A final text frame (RFC 6455 5.2), unmasked as a server's are; no extension is negotiated.
-  out.push_back(static_cast<char>(0x81));
-  const std::size_t size = message.size();
-  if (size < 126) {
-    out.push_back(static_cast<char>(size));
-  } else if (size <= 0xffff) {
-    out.push_back(static_cast<char>(126));
-    out.push_back(static_cast<char>(size >> 8));
-    out.push_back(static_cast<char>(size & 0xff));
-  } else {
-    out.push_back(static_cast<char>(127));
-    for (int shift = 56; shift >= 0; shift -= 8) {
-      out.push_back(static_cast<char>((static_cast<std::uint64_t>(size) >> shift) & 0xff));
-    }
-  }
-  out += message;
 }
 
 asio::awaitable<void> WebSocketSession::SendClose(std::uint16_t code, const std::string& reason) {

@@ -20,9 +20,11 @@ class WebSocketSession final : public SubscriberConnection {
                                    const http::BeastRequest& request) override;
 
  private:
-  using Stream = boost::beast::websocket::stream<WebSocketChannel&>;
+  // Without permessage-deflate (never negotiated: the frames are shared by every subscriber),
+  // which also keeps its state out of each connection.
+  using Stream = boost::beast::websocket::stream<WebSocketChannel&, false>;
   boost::asio::awaitable<void> ReadLoop(Stream& stream);
-  void Frame(const std::string& message, std::string& out) const override;
+  Transport transport() const override { return Transport::kWebSocket; }
   void Settled() override { channel_->ReleaseTeardown(); }
   boost::asio::awaitable<void> SendClose(std::uint16_t code, const std::string& reason) override;
 

@@ -55,6 +55,18 @@ TEST(Settings, WorkersAreOnePerCoreOnSqliteAndCoverThePoolOnPostgres) {
   EXPECT_EQ(WorkerThreads(settings, false, 16), 3);
 }
 
+TEST(Settings, LongQueryLaneSizeIsReadAndBounded) {
+  auto settings = LoadSettings({}, FakeEnv({{"CAIRN_LONG_QUERY_THREADS", "3"}}));
+  ASSERT_TRUE(settings.ok()) << settings.error().message;
+  EXPECT_EQ(settings->long_query_threads, 3);
+  EXPECT_EQ(LoadSettings({}, FakeEnv({}))->long_query_threads, 0);  // the server's default
+  for (const char* bad : {"0", "-1", "1025", "two"}) {
+    EXPECT_EQ(FailingSettings(LoadSettings({}, FakeEnv({{"CAIRN_LONG_QUERY_THREADS", bad}}))),
+              std::vector<std::string>{"CAIRN_LONG_QUERY_THREADS"})
+        << bad;
+  }
+}
+
 TEST(Settings, FlagsBeatEnvironmentBeatsDefaults) {
   auto settings =
       LoadSettings({{"port", "8080"}}, FakeEnv({{"PORT", "9090"},
