@@ -189,7 +189,13 @@ Status AddOpenApiRoutes(http::Router& router, const config::AppConfig& config) {
                        response.content_type = "text/javascript; charset=utf-8";
                        response.SetHeader("X-Content-Type-Options", "nosniff");
                        if (name == openapi::ScalarBundleName()) {
-                         response.body = openapi::ScalarBundle();
+                         if (gzip::Accepted(request.Header("Accept-Encoding"))) {
+                           response.body = openapi::ScalarBundleGzip();
+                           response.SetHeader("Content-Encoding", "gzip");
+                         } else {
+                           response.body = openapi::ScalarBundle();
+                         }
+                         response.SetHeader("Vary", "Accept-Encoding");
                          // The name changes with the content.
                          response.SetHeader("Cache-Control", "public, max-age=31536000, immutable");
                        } else if (name == "init.js") {

@@ -3,6 +3,8 @@
 extern "C" {
 extern const char cairn_scalar_bundle_start[];
 extern const char cairn_scalar_bundle_end[];
+extern const char cairn_scalar_bundle_gzip_start[];
+extern const char cairn_scalar_bundle_gzip_end[];
 }
 
 namespace cairn::openapi {
@@ -10,6 +12,11 @@ namespace cairn::openapi {
 std::string_view ScalarBundle() {
   return {cairn_scalar_bundle_start,
           static_cast<std::size_t>(cairn_scalar_bundle_end - cairn_scalar_bundle_start)};
+}
+
+std::string_view ScalarBundleGzip() {
+  return {cairn_scalar_bundle_gzip_start,
+          static_cast<std::size_t>(cairn_scalar_bundle_gzip_end - cairn_scalar_bundle_gzip_start)};
 }
 
 std::string_view ScalarBundleName() {

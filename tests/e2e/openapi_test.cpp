@@ -174,6 +174,30 @@ TEST_F(OpenApiTest, ServedGzippedToClientsThatAcceptIt) {
   EXPECT_NO_THROW((void)refused.Json());
 }
 
+// The explorer's script (4.3 MB) goes compressed to browsers, which all accept gzip: the copy
+// made at build time, decoding to the very bytes of the identity answer.
+TEST_F(OpenApiTest, ExplorerScriptServedGzippedToClientsThatAcceptIt) {
+  HttpResult page = app_.GetAs(admin_.token, "/api/scalar");
+  ASSERT_EQ(page.status, 200);
+  const std::size_t start = page.body.find("/api/scalar/standalone.");
+  ASSERT_NE(start, std::string::npos) << page.body;
+  const std::string path = page.body.substr(start, page.body.find('"', start) - start);
+  HttpResult plain = app_.Client().Get(path);
+  ASSERT_EQ(plain.status, 200);
+  EXPECT_EQ(plain.Header("content-encoding"), "");
+  EXPECT_GT(plain.body.size(), 1'000'000u);
+  Headers accepts{{"Accept-Encoding", "gzip, deflate, br"}};
+  HttpResult compressed = app_.Client().Get(path, accepts);
+  ASSERT_EQ(compressed.status, 200);
+  EXPECT_EQ(compressed.Header("content-encoding"), "gzip");
+  EXPECT_EQ(compressed.Header("vary"), "Accept-Encoding");
+  EXPECT_EQ(compressed.Header("cache-control"), plain.Header("cache-control"));
+  EXPECT_LT(compressed.body.size(), plain.body.size() / 2);
+  EXPECT_EQ(Gunzip(compressed.body), plain.body);
+  Headers refuses{{"Accept-Encoding", "gzip;q=0"}};
+  EXPECT_EQ(app_.Client().Get(path, refuses).body, plain.body);
+}
+
 // The operations of both documents are exactly the router's routes: a route under
 // /api/tables/{tableId} once per table (by slug), every other route once.
 TEST_F(OpenApiTest, OperationsAreTheRouteSet) {
