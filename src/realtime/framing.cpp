@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "realtime/limits.hpp"
+
 namespace cairn::realtime {
 namespace {
 
@@ -55,6 +57,12 @@ SharedFrames FrameOne(Transport transport, std::string_view message) {
   AppendFrame(transport, message, frames->bytes);
   frames->messages = 1;
   return frames;
+}
+
+bool FallenBehind(std::size_t queued_messages, std::size_t queued_bytes, const Frames& incoming) {
+  if (queued_messages == 0) return false;
+  return queued_messages + incoming.messages > kMaxQueuedMessages ||
+         queued_bytes + incoming.bytes.size() > kMaxQueuedBytes;
 }
 
 const SharedFrames& FramesByTransport::For(Transport transport) {

@@ -28,6 +28,13 @@ void AppendFrame(Transport transport, std::string_view message, std::string& out
 SharedFrames FrameAll(Transport transport, const std::vector<std::string>& messages);
 SharedFrames FrameOne(Transport transport, std::string_view message);
 
+// Whether a subscriber whose send queue holds `queued_messages` (`queued_bytes`) has fallen too
+// far behind to take `incoming` (kMaxQueuedMessages, kMaxQueuedBytes). A round goes whole into
+// an empty queue, however large (a batch of 1,000 records, or many writes within one dispatch
+// window): its frames are shared, so it costs the connection a pointer. Only a subscriber still
+// holding earlier messages has fallen behind.
+bool FallenBehind(std::size_t queued_messages, std::size_t queued_bytes, const Frames& incoming);
+
 // The same messages framed for each transport on first use.
 class FramesByTransport {
  public:

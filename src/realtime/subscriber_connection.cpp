@@ -25,8 +25,7 @@ void SubscriberConnection::Start(const asio::any_io_executor& executor,
 
 void SubscriberConnection::Enqueue(SharedFrames frames) {
   if (close_ || reader_done_) return;
-  if (queued_messages_ + frames->messages > kMaxQueuedMessages ||
-      queued_bytes_ + frames->bytes.size() > kMaxQueuedBytes) {
+  if (FallenBehind(queued_messages_, queued_bytes_, *frames)) {
     RequestClose(1013, "subscriber too slow: send queue full");
     return;
   }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "realtime/limits.hpp"
+
 namespace cairn::realtime {
 namespace {
 
@@ -53,6 +55,20 @@ TEST(Framing, ARoundIsFramedOncePerTransportAndShared) {
   const SharedFrames one = FrameOne(Transport::kWebSocket, "ping");
   EXPECT_EQ(one->messages, 1u);
   EXPECT_EQ(one->bytes, Bytes({0x81, 4}) + "ping");
+}
+
+TEST(Framing, OnlyASubscriberHoldingEarlierMessagesFallsBehind) {
+  Frames round;
+  round.messages = kMaxQueuedMessages;  // a whole batch of records, say
+  round.bytes.assign(kMaxQueuedBytes + 1, 'x');
+  EXPECT_FALSE(FallenBehind(0, 0, round));  // an empty queue takes any round
+  Frames one;
+  one.messages = 1;
+  one.bytes = "x";
+  EXPECT_FALSE(FallenBehind(kMaxQueuedMessages - 1, 100, one));
+  EXPECT_TRUE(FallenBehind(kMaxQueuedMessages, 100, one));
+  EXPECT_TRUE(FallenBehind(1, kMaxQueuedBytes, one));
+  EXPECT_TRUE(FallenBehind(1, 1, round));
 }
 
 }  // namespace
