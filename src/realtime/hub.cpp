@@ -73,36 +73,37 @@ Status Hub::UseChannel(db::NotificationChannel& channel) {
   return {};
 }
 
-void Hub::Enqueue(records::RecordChange change) {
-  if (by_table_.find(change.table) == by_table_.end()) return;  // nobody listens here
+bool Hub::Enqueue(records::RecordChange change) {
+  if (by_table_.find(change.table) == by_table_.end()) return false;  // nobody listens here
   if (pending_.size() >= kMaxPendingChanges) {
     overflowed_.insert(change.table);
-    return;
+    return true;
   }
   pending_.push_back(std::move(change));
+  return true;
 }
 
 void Hub::Committed(std::vector<records::RecordChange> changes) {
+  bool wake = false;
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return;
-    // A dispatcher gathering a round takes these when its window ends: waking it now for
-    // nothing would cost a context switch per commit.
-    if (gathering_ && channel_ == nullptr) {
-      for (records::RecordChange& change : changes) Enqueue(std::move(change));
-      return;
-    }
     for (records::RecordChange& change : changes) {
       if (channel_ == nullptr) {
-        Enqueue(std::move(change));
+        wake = Enqueue(std::move(change)) || wake;
       } else if (outgoing_.size() >= kMaxPendingChanges) {
         overflowed_.insert(change.table);  // other nodes cannot be told: this one resyncs
+        wake = true;
       } else {
         outgoing_.push_back(std::move(change));  // other nodes may have subscribers
+        wake = true;
       }
     }
+    // A dispatcher gathering a round takes these when its window ends. Waking it for nothing
+    // (nobody listens, or it would only wait on) costs a context switch per write.
+    if (gathering_ && channel_ == nullptr) wake = false;
   }
-  wake_.notify_one();
+  if (wake) wake_.notify_one();
 }
 
 void Hub::SendOut(std::deque<records::RecordChange> changes) {
@@ -121,12 +122,14 @@ void Hub::Received(std::string_view payload) {
     log::Warn("realtime: ignored a notification that is not a change list");
     return;
   }
+  bool wake = false;
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return;
-    for (records::RecordChange& change : *changes) Enqueue(std::move(change));
+    for (records::RecordChange& change : *changes) wake = Enqueue(std::move(change)) || wake;
+    if (gathering_) wake = false;  // as in Committed
   }
-  wake_.notify_one();
+  if (wake) wake_.notify_one();
 }
 
 std::vector<std::shared_ptr<Subscription>> Hub::SubscribersOf(const std::string& table) const {

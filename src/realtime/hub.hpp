@@ -72,7 +72,8 @@ class Hub final : public records::ChangeSink {
   void Loop();
   void SendOut(std::deque<records::RecordChange> changes);
   void Received(std::string_view payload);
-  void Enqueue(records::RecordChange change);  // with mutex_ held
+  // With mutex_ held. False when nobody on this node listens to its table (dropped).
+  bool Enqueue(records::RecordChange change);
   // One round: every change of `batch`, in order, to the subscribers of its table.
   void Dispatch(const std::deque<records::RecordChange>& batch);
   // The message `change` gives subscribers seeing it as `subscriber` does, or nothing when they

@@ -21,9 +21,8 @@ inline constexpr std::size_t kMaxQueuedBytes = std::size_t{1} << 20;
 // read, framed and handed to the network threads together. A change after a quiet spell goes at
 // once; under a stream each waits at most this long, and the cost of a round (a read per
 // permission group, waking each network thread, a queue entry and a socket write per
-// subscriber) is paid per window, not per change. With 1,000 subscribers on 2 cores this keeps
-// the write rate at 90–96 % of the rate without them (bench/realtime; 54 % dispatching each
-// change on its own).
+// subscriber) is paid per window, not per change (bench/realtime and docs/realtime.md: with
+// 1,000 subscribers it doubled the write rate of dispatching each change on its own).
 inline constexpr std::chrono::milliseconds kDispatchWindow{50};
 // A connection writes at most once per this while messages keep coming (what arrives meanwhile
 // goes out in the same write). Shorter than kDispatchWindow, so a dispatch round is written at

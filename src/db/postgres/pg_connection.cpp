@@ -320,7 +320,7 @@ Error PgConnection::ResultError(const PGresult* result, std::string_view context
   if (state == nullptr) {
     // libpq's own error, not the server's. A send that hit a closed socket leaves the status
     // OK until a read sees the end of the stream: read once so a lost server shows as one.
-    const bool lost = broken() || PQconsumeInput(conn_) == 0 || broken();
+    const bool lost = broken() || PQconsumeInput(conn_) == 0;
     return MakeDbError(lost ? DbErrorKind::kUnavailable : DbErrorKind::kOther, std::move(detail));
   }
   const DbErrorKind kind = PostgresErrorKind(state, message);
