@@ -60,12 +60,6 @@ class MemorySource final : public http::BodySource {
 
 constexpr std::string_view kImmutable = "public, max-age=31536000, immutable";
 
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
-
 std::string_view WithoutWeak(std::string_view tag) {
   return tag.starts_with("W/") ? tag.substr(2) : tag;
 }
@@ -97,10 +91,10 @@ std::string ContentDisposition(std::string_view path, bool attachment) {
 }  // namespace
 
 bool IfNoneMatchHits(std::string_view header, std::string_view etag) {
-  if (Trim(header) == "*") return true;
+  if (text::TrimOws(header) == "*") return true;
   while (!header.empty()) {
     const std::size_t comma = header.find(',');
-    const std::string_view tag = Trim(header.substr(0, comma));
+    const std::string_view tag = text::TrimOws(header.substr(0, comma));
     if (WithoutWeak(tag) == WithoutWeak(etag)) return true;
     if (comma == std::string_view::npos) break;
     header.remove_prefix(comma + 1);
@@ -109,14 +103,14 @@ bool IfNoneMatchHits(std::string_view header, std::string_view etag) {
 }
 
 std::optional<RangeRequest> ParseRange(std::string_view header, std::uint64_t size) {
-  header = Trim(header);
+  header = text::TrimOws(header);
   if (!header.starts_with("bytes=")) return std::nullopt;
-  const std::string_view spec = Trim(header.substr(6));
+  const std::string_view spec = text::TrimOws(header.substr(6));
   if (spec.find(',') != std::string_view::npos) return std::nullopt;  // several: send it whole
   const std::size_t dash = spec.find('-');
   if (dash == std::string_view::npos) return std::nullopt;
-  const auto first = ParseUnsigned(Trim(spec.substr(0, dash)));
-  const auto last = ParseUnsigned(Trim(spec.substr(dash + 1)));
+  const auto first = ParseUnsigned(text::TrimOws(spec.substr(0, dash)));
+  const auto last = ParseUnsigned(text::TrimOws(spec.substr(dash + 1)));
   RangeRequest request;
   if (!first) {
     // `bytes=-N`: the last N bytes.
@@ -201,7 +195,8 @@ Result<http::Response> FileResponse(const http::Request& request, storage::Objec
   std::optional<RangeRequest> wanted;
   if (auto header = request.Header("Range"); !header.empty()) {
     const auto if_range = request.Header("If-Range");
-    if (if_range.empty() || Trim(if_range) == info.etag) wanted = ParseRange(header, info.size);
+    if (if_range.empty() || text::TrimOws(if_range) == info.etag)
+      wanted = ParseRange(header, info.size);
   }
   if (wanted && wanted->unsatisfiable) {
     Error error = Error::Validation("The requested range is not within the file");

@@ -6,23 +6,19 @@
 
 #include <boost/algorithm/string/predicate.hpp>
 
+#include "common/text.hpp"
+
 namespace cairn::gzip {
 namespace {
 
 constexpr int kGzipWindowBits = 15 + 16;  // 2^15 window, gzip header and trailer
 constexpr int kMemoryLevel = 9;
 
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
-
 // The q value of one Accept-Encoding member's parameters (`;q=0.5`); 1 when absent.
 bool QualityIsZero(std::string_view parameters) {
   while (!parameters.empty()) {
     const std::size_t semicolon = parameters.find(';');
-    std::string_view parameter = Trim(parameters.substr(0, semicolon));
+    std::string_view parameter = text::TrimOws(parameters.substr(0, semicolon));
     parameters =
         semicolon == std::string_view::npos ? std::string_view() : parameters.substr(semicolon + 1);
     if (parameter.size() < 2 || (parameter[0] != 'q' && parameter[0] != 'Q') ||
@@ -65,7 +61,7 @@ bool Accepted(std::string_view accept_encoding) {
     accept_encoding =
         comma == std::string_view::npos ? std::string_view() : accept_encoding.substr(comma + 1);
     const std::size_t semicolon = member.find(';');
-    const std::string_view coding = Trim(member.substr(0, semicolon));
+    const std::string_view coding = text::TrimOws(member.substr(0, semicolon));
     if (!boost::algorithm::iequals(coding, "gzip") &&
         !boost::algorithm::iequals(coding, "x-gzip")) {
       continue;

@@ -23,4 +23,11 @@ inline bool ContainsNul(std::string_view text) {
   return text.find('\0') != std::string_view::npos;
 }
 
+// `text` without the spaces and tabs around it (HTTP's optional whitespace, RFC 9110 5.6.3).
+inline std::string_view TrimOws(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
 }  // namespace cairn::text

@@ -2,6 +2,8 @@
 
 #include <boost/url/parse.hpp>
 
+#include "common/text.hpp"
+
 namespace cairn::http {
 namespace {
 
@@ -16,12 +18,6 @@ bool EqualsIgnoringCase(std::string_view a, std::string_view b) {
     }
   }
   return true;
-}
-
-std::string_view Trimmed(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
 }
 
 // host = uri-host [ ":" port ] (RFC 9110 §7.2): a reg-name, IPv4 or IP-literal, no user info.
@@ -40,7 +36,7 @@ std::optional<Error> CheckFraming(const BeastRequest& request) {
       return Error::Validation("Transfer-Encoding is not allowed in an HTTP/1.0 request");
     }
     if (std::next(te_begin) != te_end ||
-        !EqualsIgnoringCase(Trimmed(te_begin->value()), "chunked")) {
+        !EqualsIgnoringCase(text::TrimOws(te_begin->value()), "chunked")) {
       return Error::Validation("Transfer-Encoding must be exactly \"chunked\"");
     }
     if (request.count(bhttp::field::content_length) != 0) {
@@ -54,7 +50,7 @@ std::optional<Error> CheckFraming(const BeastRequest& request) {
     if (std::next(host_begin) != host_end) {
       return Error::Validation("A request must carry exactly one Host header");
     }
-    if (!IsValidHost(Trimmed(host_begin->value()))) {
+    if (!IsValidHost(text::TrimOws(host_begin->value()))) {
       return Error::Validation("The Host header is not a valid host[:port]");
     }
   }

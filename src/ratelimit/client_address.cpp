@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "common/text.hpp"
 #include "ratelimit/limits.hpp"
 
 namespace cairn::ratelimit {
@@ -13,17 +14,10 @@ namespace ip = boost::asio::ip;
 // IPv6 prefix length of the IPv4-mapped range ::ffff:0:0/96.
 constexpr unsigned short kMappedPrefix = 96;
 
-std::string_view Trim(std::string_view text) {
-  const auto blank = [](char c) { return c == ' ' || c == '\t'; };
-  while (!text.empty() && blank(text.front())) text.remove_prefix(1);
-  while (!text.empty() && blank(text.back())) text.remove_suffix(1);
-  return text;
-}
-
 // One X-Forwarded-For hop: an address, optionally bracketed (IPv6) and followed by a port.
 // Scope ids (`%eth0`) mean nothing beyond one host and are refused.
 std::optional<ip::address> ParseHop(std::string_view hop) {
-  hop = Trim(hop);
+  hop = text::TrimOws(hop);
   if (hop.empty() || hop.find('%') != std::string_view::npos) return std::nullopt;
   ip::address address;
   if (hop.front() == '[') {
@@ -97,7 +91,7 @@ Result<TrustedProxies> TrustedProxies::Parse(std::string_view comma_separated) {
   while (start <= comma_separated.size()) {
     std::size_t comma = comma_separated.find(',', start);
     if (comma == std::string_view::npos) comma = comma_separated.size();
-    const std::string_view entry = Trim(comma_separated.substr(start, comma - start));
+    const std::string_view entry = text::TrimOws(comma_separated.substr(start, comma - start));
     if (!entry.empty()) CAIRN_TRY(AddEntry(entry, proxies.v4_, proxies.v6_));
     start = comma + 1;
   }
