@@ -1,7 +1,8 @@
 // Realtime workloads (issue 20) against a running cairn (started by bench/realtime/run):
 //   write-rate   creates per second for WRITE_SECONDS with no subscriber, then with
 //                FANOUT_SUBSCRIBERS live ones receiving every change, in the same run (and
-//                cairn's CPU time per write in each);
+//                cairn's CPU time per write in each, and the latency from commit to receipt
+//                meanwhile, over a sample of the receipts);
 //   idle-memory  cairn's RSS growth per idle subscription with SUBSCRIBERS open;
 //   fan-out      one change to SUBSCRIBERS subscribers: the time from its commit (the message's
 //                `timestamp`) to each receipt, p50/p99/max over LATENCY_ROUNDS changes.
@@ -27,6 +28,7 @@ const WRITE_SECONDS = Number(env('WRITE_SECONDS', 5));
 const WRITERS = Number(env('WRITERS', 8));
 const LATENCY_ROUNDS = Number(env('LATENCY_ROUNDS', 10));
 const SUBSCRIBERS_BIN = env('SUBSCRIBERS_BIN');
+const REPORT_LUA = join(dirname(new URL(import.meta.url).pathname), '..', 'wrk', 'report.lua');
 
 const rssKb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${PID}/status`, 'utf8'))[1]);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -86,17 +88,28 @@ const cpuMs = () => {
   return (Number(fields[11]) + Number(fields[12])) * 10;  // utime + stime, 100 ticks a second
 };
 
+// Creates for WRITE_SECONDS from WRITERS keep-alive connections of wrk (bench/wrk/report.lua, as
+// bench/run): a node client would spend a third of the 2 cores it shares with cairn on making
+// the requests.
 async function writeRate() {
-  let done = 0;
   const cpu = cpuMs();
-  const until = Date.now() + WRITE_SECONDS * 1000;
-  await Promise.all(Array.from({ length: WRITERS }, async () => {
-    while (Date.now() < until) {
-      await post('/api/tables/items/records', { fields: { name: 'w', amount: 1 } }, admin);
-      done++;
-    }
-  }));
-  return { rate: done / WRITE_SECONDS, cpuMsPerWrite: (cpuMs() - cpu) / done };
+  const child = spawn('wrk', ['-t1', `-c${WRITERS}`, `-d${WRITE_SECONDS}s`, '--timeout', '5s',
+                              '-s', REPORT_LUA, `${BASE}/api/tables/items/records`], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: {
+      ...process.env, BENCH_METHOD: 'POST', BENCH_BODY: JSON.stringify({ fields: { name: 'w', amount: 1 } }),
+      BENCH_HEADERS: `Content-Type: application/json\nAuthorization: Bearer ${admin}`,
+    },
+  });
+  let out = '';
+  child.stdout.on('data', (chunk) => { out += chunk; });
+  await new Promise((resolve) => child.on('exit', resolve));
+  const line = out.split('\n').find((l) => l.startsWith('BENCH_RESULT '));
+  if (!line) throw new Error(`wrk printed no BENCH_RESULT line:\n${out}`);
+  const field = (name) => Number(new RegExp(`\\b${name}=([0-9.]+)`).exec(line)[1]);
+  if (field('non2xx') !== 0 || field('socket_errors') !== 0) throw new Error(`failed writes: ${line}`);
+  const done = field('requests');
+  return { writes: done, rate: done / field('duration_s'), cpuMsPerWrite: (cpuMs() - cpu) / done };
 }
 
 // Memory and fan-out first, on a fresh process (later phases would reuse memory freed by
@@ -137,8 +150,10 @@ result.fanout_max_ms_median_round = median('max');
 const without = await writeRate();
 const listeners = await pool(FANOUT_SUBSCRIBERS);
 const [receivedBefore] = await listeners.ask('count');
+await listeners.ask('sample');
 const withListeners = await writeRate();
 await sleep(2000);
+const [sampled, loadP50, loadP99, loadMax] = await listeners.ask('sampled');
 const [receivedAfter, closedByServer] = await listeners.ask('count');
 await listeners.quit();
 result.writes_per_second_without_subscribers = without.rate;
@@ -147,7 +162,12 @@ result.write_rate_ratio = withListeners.rate / without.rate;
 result.cairn_cpu_ms_per_write_without = without.cpuMsPerWrite;
 result.cairn_cpu_ms_per_write_with = withListeners.cpuMsPerWrite;
 result.fanout_subscribers = FANOUT_SUBSCRIBERS;
-result.fanout_messages_expected = Math.round(withListeners.rate * WRITE_SECONDS) * FANOUT_SUBSCRIBERS;
+// From commit to receipt while the writes stream, over a sample of the receipts.
+result.latency_under_writes = { sampled, p50: loadP50, p99: loadP99, max: loadMax };
+// wrk counts the answers within its time; the requests in flight then (one per connection at
+// most) commit too.
+result.fanout_messages_expected_at_least = withListeners.writes * FANOUT_SUBSCRIBERS;
+result.fanout_messages_expected_at_most = (withListeners.writes + WRITERS) * FANOUT_SUBSCRIBERS;
 result.fanout_messages_received = receivedAfter - receivedBefore;
 result.fanout_closed_by_server = closedByServer;
 

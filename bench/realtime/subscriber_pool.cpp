@@ -15,6 +15,9 @@
 //   latency <id>  → `latency <receipts> <p50> <p99> <max>`: milliseconds from the change's
 //                   commit (its `timestamp`) to its receipt here, over the receipts of record
 //                   <id> (waits up to 10 s for one per subscription)
+//   sample        → `sampling`: from now on one change receipt in kSampleEvery is timed
+//   sampled       → `sampled <receipts timed> <p50> <p99> <max>`, in milliseconds as above, and
+//                   sampling stops (the latency under a stream of writes)
 //   quit
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -224,6 +227,9 @@ class Pool {
     }
     if (payload.find("\"type\":\"change\"") == std::string_view::npos) return;
     ++changes_;
+    if (sampling_ && changes_ % kSampleEvery == 0) {
+      sampled_.push_back(NowMs() - ParseIsoMs(StringField(payload, "timestamp")));
+    }
     if (timing_) {
       latencies_[std::string(StringField(payload, "recordId"))].push_back(
           NowMs() - ParseIsoMs(StringField(payload, "timestamp")));
@@ -232,6 +238,11 @@ class Pool {
 
  public:
   bool timing_ = false;  // receipts are timed (per record) once `time` was asked
+  // Timing every receipt of a stream (millions a second) would cost the pool more than what it
+  // measures: one in kSampleEvery is timed.
+  static constexpr std::int64_t kSampleEvery = 64;
+  bool sampling_ = false;
+  std::vector<std::int64_t> sampled_;
 
  private:
   int port_;
@@ -245,6 +256,18 @@ class Pool {
   std::int64_t changes_ = 0;
   std::unordered_map<std::string, std::vector<std::int64_t>> latencies_;
 };
+
+// `<label> <count> <p50> <p99> <max>` of `milliseconds` (-1 for none).
+void PrintPercentiles(const char* label, std::vector<std::int64_t> milliseconds) {
+  std::sort(milliseconds.begin(), milliseconds.end());
+  const auto at = [&](double q) {
+    return milliseconds.empty() ? -1LL
+                                : static_cast<long long>(milliseconds[static_cast<std::size_t>(
+                                      static_cast<double>(milliseconds.size()) * q)]);
+  };
+  std::printf("%s %zu %lld %lld %lld\n", label, milliseconds.size(), at(0.5), at(0.99),
+              milliseconds.empty() ? -1LL : static_cast<long long>(milliseconds.back()));
+}
 
 }  // namespace
 
@@ -288,16 +311,17 @@ int main(int argc, char** argv) {
           if (got != nullptr && static_cast<int>(got->size()) >= pool.subscribed()) break;
           pool.Poll(5);
         }
-        std::vector<std::int64_t> sorted;
-        if (const auto* got = pool.Latencies(id)) sorted = *got;
-        std::sort(sorted.begin(), sorted.end());
-        const auto at = [&](double q) {
-          return sorted.empty() ? -1LL
-                                : static_cast<long long>(sorted[static_cast<std::size_t>(
-                                      static_cast<double>(sorted.size()) * q)]);
-        };
-        std::printf("latency %zu %lld %lld %lld\n", sorted.size(), at(0.5), at(0.99),
-                    sorted.empty() ? -1LL : static_cast<long long>(sorted.back()));
+        std::vector<std::int64_t> receipts;
+        if (const auto* got = pool.Latencies(id)) receipts = *got;
+        PrintPercentiles("latency", std::move(receipts));
+      } else if (line == "sample") {
+        pool.sampled_.clear();
+        pool.sampling_ = true;
+        std::printf("sampling\n");
+      } else if (line == "sampled") {
+        pool.sampling_ = false;
+        PrintPercentiles("sampled", std::move(pool.sampled_));
+        pool.sampled_.clear();
       }
       std::fflush(stdout);
     }

@@ -58,7 +58,8 @@ Status AddRealtimeRoutes(http::Router& router, const config::AppConfig& config,
          subscription.fields = QueryText(request, "fields");
          // Read access and the filter are checked as a list checks them (404, 400) by reading a
          // record that cannot exist.
-         auto checked = records.ReadAsSubscriber(*target.table, subscription.role, kNoRecord,
+         const std::int64_t no_record[] = {kNoRecord};
+         auto checked = records.ReadAsSubscriber(*target.table, subscription.role, no_record,
                                                  subscription.filter, subscription.fields);
          if (!checked.ok()) return std::move(checked).error();
          const bool websocket = boost::beast::websocket::is_upgrade(*request.raw);

@@ -156,34 +156,57 @@ void Hub::Dispatch(const std::deque<records::RecordChange>& batch) {
   }
   if (service == nullptr || config == nullptr) return;
   // Subscribers that see a change alike (same group key) share one read and one message. The
-  // groups of a table are formed once per round, whatever the number of its changes.
+  // groups of a table are formed once per round, and each group reads the round's records of
+  // that table in one go, whatever the number of its changes.
   struct Group {
     std::vector<Subscription*> members;
     std::vector<std::string> messages;  // this round's, in commit order
   };
-  std::unordered_map<std::string, std::map<std::string, Group>> groups_of;
+  struct TableRound {
+    const config::Table* table = nullptr;
+    std::vector<const records::RecordChange*> changes;  // in commit order
+    std::map<std::string, Group> groups;
+  };
+  std::unordered_map<std::string, TableRound> rounds;
   std::vector<std::shared_ptr<Subscription>> alive;  // the members, alive through the round
   for (const records::RecordChange& change : batch) {
     const config::Table* table = config->FindTable(change.table);
     if (table == nullptr) continue;
-    auto [found, fresh] = groups_of.try_emplace(change.table);
+    auto [found, fresh] = rounds.try_emplace(change.table);
+    TableRound& round = found->second;
     if (fresh) {
+      round.table = table;
       for (auto& subscriber : SubscribersOf(change.table)) {
-        found->second[subscriber->group_key()].members.push_back(subscriber.get());
+        round.groups[subscriber->group_key()].members.push_back(subscriber.get());
         alive.push_back(std::move(subscriber));
       }
     }
-    for (auto& [key, group] : found->second) {
-      auto message = Render(*service, *table, change, *group.members.front());
-      if (message) group.messages.push_back(std::move(*message));
+    round.changes.push_back(&change);
+  }
+  for (auto& [name, round] : rounds) {
+    std::vector<std::int64_t> ids;  // the records to read: deletes have none left to show
+    for (const records::RecordChange* change : round.changes) {
+      if (change->kind != records::ChangeKind::kDelete) ids.push_back(change->id);
+    }
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    for (auto& [key, group] : round.groups) {
+      const Subscription& subscriber = *group.members.front();
+      const SubscriptionSpec& spec = subscriber.spec();
+      auto read = service->ReadAsSubscriber(*round.table, spec.role, ids, spec.filter, spec.fields);
+      if (!read.ok()) continue;  // read access lost: Revalidate closes them
+      for (const records::RecordChange* change : round.changes) {
+        auto message = Render(*service, *round.table, *change, subscriber, read.value());
+        if (message) group.messages.push_back(std::move(*message));
+      }
     }
   }
   // A group's messages are framed once per transport, and its members share those bytes. One
   // hand-over per network thread: posting to each connection apart costs a wake-up of its thread
   // and an allocation per subscriber.
   std::unordered_map<const void*, Subscription::Batch> by_thread;
-  for (auto& [table, groups] : groups_of) {
-    for (auto& [key, group] : groups) {
+  for (auto& [name, round] : rounds) {
+    for (auto& [key, group] : round.groups) {
       if (group.messages.empty()) continue;
       FramesByTransport framed(group.messages);
       for (Subscription* member : group.members) {
@@ -200,15 +223,15 @@ void Hub::Dispatch(const std::deque<records::RecordChange>& batch) {
 
 std::optional<std::string> Hub::Render(records::RecordService& service, const config::Table& table,
                                        const records::RecordChange& change,
-                                       const Subscription& subscriber) {
+                                       const Subscription& subscriber,
+                                       const records::RecordService::SubscriberRecords& read) {
   const SubscriptionSpec& spec = subscriber.spec();
-  std::optional<std::string> record;
+  std::optional<std::string_view> record;
   if (change.kind != records::ChangeKind::kDelete) {
-    auto read = service.ReadAsSubscriber(table, spec.role, change.id, spec.filter, spec.fields);
-    if (!read.ok()) return std::nullopt;  // read access lost: Revalidate closes them
-    record = std::move(read).value();
-    // Not visible to them (outside the filter, or gone again since): nothing to tell.
-    if (!record) return std::nullopt;
+    // Not read: not visible to them (outside the filter, or gone again since): nothing to tell.
+    auto found = read.find(change.id);
+    if (found == read.end()) return std::nullopt;
+    record = found->second;
   } else if (spec.filter) {
     // A delete only for a record the filter let through: the trashed row still holds the values
     // it had. A row gone for good cannot be asked: such a delete goes out (see docs/realtime.md).

@@ -1,6 +1,7 @@
-// The realtime hub (D53): receives committed record changes (records::ChangeSink), reads each
-// changed record once per group of subscribers that see it alike (role, filter, fields) through
-// RecordService's read path, and hands the messages to the subscribers' connections. One
+// The realtime hub (D53): receives committed record changes (records::ChangeSink), reads a
+// round's changed records once per group of subscribers that see them alike (role, filter,
+// fields) through RecordService's read path, and hands the messages to the subscribers'
+// connections. One
 // dispatcher thread does the reads, in the order the changes committed, so neither a network
 // thread nor the writing request waits for them. The same thread checks every subscription's
 // session every kRevalidateInterval.
@@ -77,11 +78,12 @@ class Hub final : public records::ChangeSink {
   // One round: every change of `batch`, in order, to the subscribers of its table.
   void Dispatch(const std::deque<records::RecordChange>& batch);
   // The message `change` gives subscribers seeing it as `subscriber` does, or nothing when they
-  // are not told (not visible to them).
+  // are not told (not visible to them). `read`: the round's records as they read them.
   static std::optional<std::string> Render(records::RecordService& service,
                                            const config::Table& table,
                                            const records::RecordChange& change,
-                                           const Subscription& subscriber);
+                                           const Subscription& subscriber,
+                                           const records::RecordService::SubscriberRecords& read);
   void Resync(const std::set<std::string>& tables);
   void Revalidate();
   std::vector<std::shared_ptr<Subscription>> SubscribersOf(const std::string& table) const;

@@ -30,8 +30,8 @@ std::string SubscribedMessage(std::string_view table) {
 }
 
 std::string ChangeMessage(const records::RecordChange& change,
-                          const std::optional<std::string>& record,
-                          const std::optional<std::string>& old_record) {
+                          std::optional<std::string_view> record,
+                          std::optional<std::string_view> old_record) {
   std::string out = R"({"type":"change","event":")";
   out += EventName(change.kind);
   out += R"(","table":)";
@@ -39,7 +39,7 @@ std::string ChangeMessage(const records::RecordChange& change,
   out += R"(,"recordId":")" + std::to_string(change.id) + R"(","timestamp":")";
   time::AppendIso(out, change.timestamp_ms);
   out += R"(","record":)";
-  out += record ? *record : "null";
+  out += record ? *record : std::string_view("null");
   if (old_record) {
     out += R"(,"oldRecord":)";
     out += *old_record;

@@ -14,8 +14,8 @@ namespace cairn::realtime {
 std::string SubscribedMessage(std::string_view table);
 // `record` and `old_record` are JSON text; an absent record is sent as null.
 std::string ChangeMessage(const records::RecordChange& change,
-                          const std::optional<std::string>& record,
-                          const std::optional<std::string>& old_record);
+                          std::optional<std::string_view> record,
+                          std::optional<std::string_view> old_record);
 std::string HeartbeatMessage();
 std::string PongMessage();
 // Changes of these tables may have been missed: clients read them again.

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 
@@ -113,13 +114,17 @@ class RecordService {
   Status PurgeTrash(db::Connection& connection, const config::Table& table,
                     std::int64_t deleted_before, int limit, TrashPurge& progress);
 
-  // One record as a subscriber of `role` with `filter` and `fields` (as in List) reads it now
-  // (record_subscriber_read.cpp): nothing when it is not visible to it (missing, in the trash,
-  // or outside the filter). No read access → 404; a bad filter → 400, as List answers.
-  Result<std::optional<std::string>> ReadAsSubscriber(const config::Table& table,
-                                                      std::string_view role, std::int64_t id,
-                                                      const std::optional<std::string>& filter,
-                                                      const std::optional<std::string>& fields);
+  // The records `ids` as a subscriber of `role` with `filter` and `fields` (as in List) reads
+  // them now (record_subscriber_read.cpp), by id: those not visible to it (missing, in the trash,
+  // or outside the filter) are left out. One statement per kSubscriberReadChunk ids, in one read
+  // transaction: a dispatch round reads its changes together. No read access → 404; a bad filter
+  // → 400, as List answers.
+  using SubscriberRecords = std::unordered_map<std::int64_t, std::string>;
+  static constexpr std::size_t kSubscriberReadChunk = 500;
+  Result<SubscriberRecords> ReadAsSubscriber(const config::Table& table, std::string_view role,
+                                             std::span<const std::int64_t> ids,
+                                             const std::optional<std::string>& filter,
+                                             const std::optional<std::string>& fields);
 
   // Whether the row `id` (live or in the trash) matches `filter` as `role` compiles it: the
   // delete of a record goes to a filtered subscriber only when it matched (the row in the trash

@@ -1,6 +1,7 @@
 // RecordService::ReadAsSubscriber: the read path of a list (visibility, the filter compiled by
-// records/query, readable and selected fields, attachment links) narrowed to one id, for the
-// changes sent to realtime subscribers (D53).
+// records/query, readable and selected fields, attachment links) narrowed to the ids of a
+// dispatch round's changes, for the messages sent to realtime subscribers (D53).
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -12,34 +13,47 @@
 
 namespace cairn::records {
 
-Result<std::optional<std::string>> RecordService::ReadAsSubscriber(
-    const config::Table& table, std::string_view role, std::int64_t id,
+Result<RecordService::SubscriberRecords> RecordService::ReadAsSubscriber(
+    const config::Table& table, std::string_view role, std::span<const std::int64_t> ids,
     const std::optional<std::string>& filter, const std::optional<std::string>& fields) {
   const access::TableAccess& access = access_.For(table, role);
   if (!access.Can(access::Action::kRead)) return detail::TableNotFound();
   const RecordReader& reader = ReaderOf(table);
-  std::string where = " WHERE \"id\" = ? AND \"deleted_at\" IS NULL";
-  std::vector<db::Value> params{id};
+  query::Condition condition;
   if (filter) {
-    CAIRN_ASSIGN_OR_RETURN(query::Condition condition,
+    CAIRN_ASSIGN_OR_RETURN(condition,
                            query::CompileFilter(*filter, table, access, database_.dialect()));
-    if (!condition.sql.empty()) {
-      where += " AND (" + condition.sql + ")";
-      for (db::Value& value : condition.params) params.push_back(std::move(value));
-    }
   }
   const std::vector<const config::Field*> selected =
       fields ? detail::SelectedFields(access, *fields) : access.ReadableFields();
-  std::string record;
+  SubscriberRecords records;
+  if (ids.empty()) return records;
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
-    record.clear();
-    CAIRN_TRY(connection.Execute(
-        "SELECT " + reader.columns_sql() + " FROM " + reader.table_sql() + where, params,
-        [&](const db::Row& row) { reader.AppendRecord(row, &selected, record, nullptr); }));
+    records.clear();
+    for (std::size_t start = 0; start < ids.size(); start += kSubscriberReadChunk) {
+      const std::span<const std::int64_t> chunk =
+          ids.subspan(start, std::min(kSubscriberReadChunk, ids.size() - start));
+      std::string sql =
+          "SELECT " + reader.columns_sql() + " FROM " + reader.table_sql() + " WHERE \"id\" IN (";
+      std::vector<db::Value> params;
+      params.reserve(chunk.size() + condition.params.size());
+      for (std::int64_t id : chunk) {
+        sql += params.empty() ? "?" : ", ?";
+        params.emplace_back(id);
+      }
+      sql += ") AND \"deleted_at\" IS NULL";
+      if (!condition.sql.empty()) {
+        sql += " AND (" + condition.sql + ")";
+        params.insert(params.end(), condition.params.begin(), condition.params.end());
+      }
+      CAIRN_TRY(connection.Execute(sql, params, [&](const db::Row& row) {
+        std::string& record = records[row.GetInt64(RecordReader::kIdColumn)];
+        reader.AppendRecord(row, &selected, record, nullptr);
+      }));
+    }
     return {};
   }));
-  if (record.empty()) return std::optional<std::string>();
-  return std::optional<std::string>(std::move(record));
+  return records;
 }
 
 Result<std::optional<bool>> RecordService::MatchesAsSubscriber(const config::Table& table,

@@ -9,6 +9,7 @@
 
 #include "e2e/realtime_support.hpp"
 #include "e2e/records_support.hpp"
+#include "records/record_service.hpp"
 #include "support/http_client.hpp"
 
 namespace cairn::test {
@@ -250,6 +251,34 @@ TEST_F(RealtimeTest, BatchesSendOneEventPerRecordAndRollbacksNone) {
   const json::object update = feed->NextMessage();
   EXPECT_EQ(update.at("event"), "update");
   EXPECT_EQ(FieldsOf(update.at("oldRecord")).at("stage"), "s1");
+}
+
+TEST_F(RealtimeTest, ARoundLargerThanOneReadReachesFilteredSubscribersInCommitOrder) {
+  // One batch of 1000 commits together, so one dispatch round reads them: in more than one
+  // statement (kSubscriberReadChunk ids each), through the subscriber's filter.
+  const Caller member = app_->NewUser("member");
+  auto feed = Subscribe(member, "people", "?filter=%7B%22stage%22%3A%22open%22%7D");
+  constexpr int kRecords = 1000;
+  static_assert(kRecords > static_cast<int>(records::RecordService::kSubscriberReadChunk));
+  std::string batch = R"({"records":[)";
+  for (int i = 0; i < kRecords; ++i) {
+    if (i > 0) batch += ',';
+    batch += R"({"fields":{"title":"r)" + std::to_string(i) + R"(","stage":")" +
+             (i % 2 == 0 ? "open" : "closed") + R"("}})";
+  }
+  batch += "]}";
+  const auto created = app_->Send(app_->admin(), "POST", "/api/tables/people/records/batch", batch);
+  ASSERT_EQ(created.status, 201) << created.body;
+  const json::value created_json = created.Json();
+  const json::array& records = created_json.at("records").as_array();
+  for (int i = 0; i < kRecords; i += 2) {
+    const json::object message = feed->NextMessage();
+    ASSERT_EQ(message.at("recordId"), records[i].at("id").as_string()) << i;
+    EXPECT_EQ(FieldsOf(message.at("record")).at("title"), ("r" + std::to_string(i)).c_str());
+  }
+  // Nothing else came from the batch: the next message is the next change.
+  const std::string id = Create(R"({"title":"after","stage":"open"})");
+  EXPECT_EQ(feed->NextMessage().at("recordId"), id.c_str());
 }
 
 TEST_F(RealtimeTest, PingsAreAnsweredAndBigFramesClose) {
