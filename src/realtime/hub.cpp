@@ -75,15 +75,18 @@ Status Hub::UseChannel(db::NotificationChannel& channel) {
 
 bool Hub::Enqueue(records::RecordChange change) {
   if (by_table_.find(change.table) == by_table_.end()) return false;  // nobody listens here
+  const bool idle = pending_.empty() && overflowed_.empty();
   if (pending_.size() >= kMaxPendingChanges) {
     overflowed_.insert(change.table);
-    return true;
+  } else {
+    pending_.push_back(std::move(change));
   }
-  pending_.push_back(std::move(change));
-  return true;
+  return idle;
 }
 
 void Hub::Committed(std::vector<records::RecordChange> changes) {
+  // The dispatcher is woken only when it had nothing of the kind to do: otherwise it already
+  // waits for the end of that window (a context switch per write saved).
   bool wake = false;
   {
     std::lock_guard lock(mutex_);
@@ -92,16 +95,13 @@ void Hub::Committed(std::vector<records::RecordChange> changes) {
       if (channel_ == nullptr) {
         wake = Enqueue(std::move(change)) || wake;
       } else if (outgoing_.size() >= kMaxPendingChanges) {
+        wake = overflowed_.empty() || wake;
         overflowed_.insert(change.table);  // other nodes cannot be told: this one resyncs
-        wake = true;
       } else {
+        wake = outgoing_.empty() || wake;
         outgoing_.push_back(std::move(change));  // other nodes may have subscribers
-        wake = true;
       }
     }
-    // A dispatcher gathering a round takes these when its window ends. Waking it for nothing
-    // (nobody listens, or it would only wait on) costs a context switch per write.
-    if (gathering_ && channel_ == nullptr) wake = false;
   }
   if (wake) wake_.notify_one();
 }
@@ -122,12 +122,11 @@ void Hub::Received(std::string_view payload) {
     log::Warn("realtime: ignored a notification that is not a change list");
     return;
   }
-  bool wake = false;
+  bool wake = false;  // as in Committed
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return;
     for (records::RecordChange& change : *changes) wake = Enqueue(std::move(change)) || wake;
-    if (gathering_) wake = false;  // as in Committed
   }
   if (wake) wake_.notify_one();
 }
@@ -294,44 +293,50 @@ void Hub::Revalidate() {
 void Hub::Loop() {
   using Clock = std::chrono::steady_clock;
   auto next_check = Clock::now() + kRevalidateInterval;
-  Clock::time_point last_dispatch;  // none yet: the first round goes at once
+  Clock::time_point last_send;      // none yet: the first send goes at once
+  Clock::time_point last_dispatch;  // likewise the first round
   std::unique_lock lock(mutex_);
   while (!stopping_) {
-    wake_.wait_until(lock, next_check, [this] {
-      return stopping_ || !pending_.empty() || !outgoing_.empty() || !overflowed_.empty();
-    });
-    if (stopping_) break;
-    std::deque<records::RecordChange> outgoing;
-    outgoing.swap(outgoing_);
-    if (!outgoing.empty()) {
-      lock.unlock();
-      SendOut(std::move(outgoing));
-      lock.lock();
-    }
-    if (!pending_.empty() && Clock::now() < last_dispatch + kDispatchWindow) {
-      // Gathers the stream of changes until the window ends; changes for the other nodes still
-      // go out as they come.
-      gathering_ = true;
-      wake_.wait_until(lock, last_dispatch + kDispatchWindow,
-                       [this] { return stopping_ || !outgoing_.empty(); });
-      gathering_ = false;
+    const Clock::time_point now = Clock::now();
+    const Clock::time_point send_at = last_send + kSendWindow;
+    const Clock::time_point dispatch_at = last_dispatch + kDispatchWindow;
+    const bool send = !outgoing_.empty() && now >= send_at;
+    const bool dispatch = (!pending_.empty() || !overflowed_.empty()) && now >= dispatch_at;
+    const bool check = now >= next_check;
+    if (!send && !dispatch && !check) {
+      // Until the first window with work in it ends; a producer wakes it only when it brings
+      // work of a kind there was none of (Committed, Received).
+      Clock::time_point until = next_check;
+      if (!outgoing_.empty()) until = std::min(until, send_at);
+      if (!pending_.empty() || !overflowed_.empty()) until = std::min(until, dispatch_at);
+      wake_.wait_until(lock, until);
       continue;
     }
-    std::deque<records::RecordChange> batch;
-    batch.swap(pending_);
-    std::set<std::string> overflowed;
-    overflowed.swap(overflowed_);
-    lock.unlock();
-    if (!batch.empty()) {
-      Dispatch(batch);
-      last_dispatch = Clock::now();
+    if (send) {
+      std::deque<records::RecordChange> outgoing;
+      outgoing.swap(outgoing_);
+      lock.unlock();
+      SendOut(std::move(outgoing));
+      last_send = Clock::now();
+      lock.lock();
     }
-    if (!overflowed.empty()) Resync(overflowed);
-    if (Clock::now() >= next_check) {
+    if (dispatch) {
+      std::deque<records::RecordChange> batch;
+      batch.swap(pending_);
+      std::set<std::string> overflowed;
+      overflowed.swap(overflowed_);
+      lock.unlock();
+      if (!batch.empty()) Dispatch(batch);
+      if (!overflowed.empty()) Resync(overflowed);
+      last_dispatch = Clock::now();
+      lock.lock();
+    }
+    if (check) {
+      lock.unlock();
       Revalidate();
       next_check = Clock::now() + kRevalidateInterval;
+      lock.lock();
     }
-    lock.lock();
   }
 }
 

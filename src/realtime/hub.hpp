@@ -73,7 +73,8 @@ class Hub final : public records::ChangeSink {
   void Loop();
   void SendOut(std::deque<records::RecordChange> changes);
   void Received(std::string_view payload);
-  // With mutex_ held. False when nobody on this node listens to its table (dropped).
+  // With mutex_ held. Queues `change` for the dispatcher (dropped when nobody on this node
+  // listens to its table); true when the dispatcher had nothing to dispatch and must be woken.
   bool Enqueue(records::RecordChange change);
   // One round: every change of `batch`, in order, to the subscribers of its table.
   void Dispatch(const std::deque<records::RecordChange>& batch);
@@ -104,7 +105,6 @@ class Hub final : public records::ChangeSink {
   db::NotificationChannel* channel_ = nullptr;
   std::unique_ptr<db::NotificationChannel::Listening> listening_;
   std::set<std::string> overflowed_;  // tables whose changes were dropped: resync
-  bool gathering_ = false;            // the dispatcher waits out kDispatchWindow
   bool stopping_ = false;
   std::thread thread_;
 };
