@@ -182,20 +182,32 @@ void Hub::Dispatch(const std::deque<records::RecordChange>& batch) {
     }
     round.changes.push_back(&change);
   }
-  for (auto& [name, round] : rounds) {
-    std::vector<std::int64_t> ids;  // the records to read: deletes have none left to show
-    for (const records::RecordChange* change : round.changes) {
-      if (change->kind != records::ChangeKind::kDelete) ids.push_back(change->id);
-    }
+  const auto distinct = [](std::vector<std::int64_t>& ids) {
     std::sort(ids.begin(), ids.end());
     ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  };
+  for (auto& [name, round] : rounds) {
+    std::vector<std::int64_t> changed;  // records to read: a delete has none left to show
+    std::vector<std::int64_t> deleted;  // rows a filter is checked on
+    for (const records::RecordChange* change : round.changes) {
+      (change->kind == records::ChangeKind::kDelete ? deleted : changed).push_back(change->id);
+    }
+    distinct(changed);
+    distinct(deleted);
     for (auto& [key, group] : round.groups) {
       const Subscription& subscriber = *group.members.front();
       const SubscriptionSpec& spec = subscriber.spec();
-      auto read = service->ReadAsSubscriber(*round.table, spec.role, ids, spec.filter, spec.fields);
+      auto read =
+          service->ReadAsSubscriber(*round.table, spec.role, changed, spec.filter, spec.fields);
       if (!read.ok()) continue;  // read access lost: Revalidate closes them
+      Result<records::RecordService::SubscriberMatches> matched =
+          records::RecordService::SubscriberMatches{};
+      if (spec.filter) {
+        matched = service->MatchesAsSubscriber(*round.table, spec.role, deleted, *spec.filter);
+      }
       for (const records::RecordChange* change : round.changes) {
-        auto message = Render(*service, *round.table, *change, subscriber, read.value());
+        auto message = Render(*service, *round.table, *change, subscriber, read.value(),
+                              matched.ok() ? &matched.value() : nullptr);
         if (message) group.messages.push_back(std::move(*message));
       }
     }
@@ -223,7 +235,8 @@ void Hub::Dispatch(const std::deque<records::RecordChange>& batch) {
 std::optional<std::string> Hub::Render(records::RecordService& service, const config::Table& table,
                                        const records::RecordChange& change,
                                        const Subscription& subscriber,
-                                       const records::RecordService::SubscriberRecords& read) {
+                                       const records::RecordService::SubscriberRecords& read,
+                                       const records::RecordService::SubscriberMatches* matched) {
   const SubscriptionSpec& spec = subscriber.spec();
   std::optional<std::string_view> record;
   if (change.kind != records::ChangeKind::kDelete) {
@@ -234,9 +247,9 @@ std::optional<std::string> Hub::Render(records::RecordService& service, const co
   } else if (spec.filter) {
     // A delete only for a record the filter let through: the trashed row still holds the values
     // it had. A row gone for good cannot be asked: such a delete goes out (see docs/realtime.md).
-    auto matched = service.MatchesAsSubscriber(table, spec.role, change.id, *spec.filter);
-    if (!matched.ok()) return std::nullopt;
-    if (matched.value() && !*matched.value()) return std::nullopt;
+    if (matched == nullptr) return std::nullopt;  // could not be told
+    auto found = matched->find(change.id);
+    if (found != matched->end() && !found->second) return std::nullopt;
   }
   std::optional<std::string> old_record;
   if (!change.old_fields_json.empty()) {

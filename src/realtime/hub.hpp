@@ -1,10 +1,9 @@
 // The realtime hub (D53): receives committed record changes (records::ChangeSink), reads a
 // round's changed records once per group of subscribers that see them alike (role, filter,
 // fields) through RecordService's read path, and hands the messages to the subscribers'
-// connections. One
-// dispatcher thread does the reads, in the order the changes committed, so neither a network
-// thread nor the writing request waits for them. The same thread checks every subscription's
-// session every kRevalidateInterval.
+// connections. One dispatcher thread does the reads, in the order the changes committed, so
+// neither a network thread nor the writing request waits for them. The same thread checks every
+// subscription's session every kRevalidateInterval.
 #pragma once
 
 #include <condition_variable>
@@ -79,12 +78,13 @@ class Hub final : public records::ChangeSink {
   // One round: every change of `batch`, in order, to the subscribers of its table.
   void Dispatch(const std::deque<records::RecordChange>& batch);
   // The message `change` gives subscribers seeing it as `subscriber` does, or nothing when they
-  // are not told (not visible to them). `read`: the round's records as they read them.
-  static std::optional<std::string> Render(records::RecordService& service,
-                                           const config::Table& table,
-                                           const records::RecordChange& change,
-                                           const Subscription& subscriber,
-                                           const records::RecordService::SubscriberRecords& read);
+  // are not told (not visible to them). `read`: the round's records as they read them;
+  // `matched`: whether the round's deleted rows match their filter (null: could not be told).
+  static std::optional<std::string> Render(
+      records::RecordService& service, const config::Table& table,
+      const records::RecordChange& change, const Subscription& subscriber,
+      const records::RecordService::SubscriberRecords& read,
+      const records::RecordService::SubscriberMatches* matched);
   void Resync(const std::set<std::string>& tables);
   void Revalidate();
   std::vector<std::shared_ptr<Subscription>> SubscribersOf(const std::string& table) const;

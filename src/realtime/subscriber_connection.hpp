@@ -56,8 +56,8 @@ class SubscriberConnection : public Subscription, public http::UpgradeHandler {
   bool reader_done_ = false;
 
  private:
-  // The transport under WriteLoop: the close (after every queued byte was sent).
-  // The writer holds no more bytes: what the transport held back for that may proceed.
+  // The transport under WriteLoop. Settled: the writer holds no more bytes, so what the
+  // transport held back for that may proceed. SendClose: the close, after every queued byte.
   virtual void Settled() {}
   virtual boost::asio::awaitable<void> SendClose(std::uint16_t code, const std::string& reason) = 0;
 

@@ -126,11 +126,14 @@ class RecordService {
                                              const std::optional<std::string>& filter,
                                              const std::optional<std::string>& fields);
 
-  // Whether the row `id` (live or in the trash) matches `filter` as `role` compiles it: the
-  // delete of a record goes to a filtered subscriber only when it matched (the row in the trash
-  // keeps its values). Nothing when no such row is left (deleted for good).
-  Result<std::optional<bool>> MatchesAsSubscriber(const config::Table& table, std::string_view role,
-                                                  std::int64_t id, const std::string& filter);
+  // Whether the rows `ids` (live or in the trash) match `filter` as `role` compiles it, by id:
+  // the delete of a record goes to a filtered subscriber only when it matched (the row in the
+  // trash keeps its values). Ids with no row left (deleted for good) are left out. Chunked as
+  // ReadAsSubscriber.
+  using SubscriberMatches = std::unordered_map<std::int64_t, bool>;
+  Result<SubscriberMatches> MatchesAsSubscriber(const config::Table& table, std::string_view role,
+                                                std::span<const std::int64_t> ids,
+                                                const std::string& filter);
 
   // The stored fields of a RecordChange (`stored_fields_json`, every field) as `role` may read
   // them, narrowed to `only` when given, with attachment links: the history's view of a record

@@ -1,7 +1,9 @@
-// RecordService::ReadAsSubscriber: the read path of a list (visibility, the filter compiled by
-// records/query, readable and selected fields, attachment links) narrowed to the ids of a
-// dispatch round's changes, for the messages sent to realtime subscribers (D53).
+// RecordService::ReadAsSubscriber and MatchesAsSubscriber: the read path of a list (visibility,
+// the filter compiled by records/query, readable and selected fields, attachment links)
+// narrowed to the ids of a dispatch round's changes, for the messages sent to realtime
+// subscribers (D53).
 #include <algorithm>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,29 @@
 #include "records/selected_fields.hpp"
 
 namespace cairn::records {
+namespace {
+
+// Calls `each` with `ids` in chunks of at most kSubscriberReadChunk, each with its
+// `"id" IN (?, …)` and the bound ids.
+template <typename Each>
+Status ForEachIdChunk(std::span<const std::int64_t> ids, Each&& each) {
+  for (std::size_t start = 0; start < ids.size(); start += RecordService::kSubscriberReadChunk) {
+    const std::span<const std::int64_t> chunk =
+        ids.subspan(start, std::min(RecordService::kSubscriberReadChunk, ids.size() - start));
+    std::string in = "\"id\" IN (";
+    std::vector<db::Value> params;
+    params.reserve(chunk.size());
+    for (std::int64_t id : chunk) {
+      in += params.empty() ? "?" : ", ?";
+      params.emplace_back(id);
+    }
+    in.push_back(')');
+    CAIRN_TRY(each(in, std::move(params)));
+  }
+  return {};
+}
+
+}  // namespace
 
 Result<RecordService::SubscriberRecords> RecordService::ReadAsSubscriber(
     const config::Table& table, std::string_view role, std::span<const std::int64_t> ids,
@@ -30,53 +55,45 @@ Result<RecordService::SubscriberRecords> RecordService::ReadAsSubscriber(
   if (ids.empty()) return records;
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
     records.clear();
-    for (std::size_t start = 0; start < ids.size(); start += kSubscriberReadChunk) {
-      const std::span<const std::int64_t> chunk =
-          ids.subspan(start, std::min(kSubscriberReadChunk, ids.size() - start));
-      std::string sql =
-          "SELECT " + reader.columns_sql() + " FROM " + reader.table_sql() + " WHERE \"id\" IN (";
-      std::vector<db::Value> params;
-      params.reserve(chunk.size() + condition.params.size());
-      for (std::int64_t id : chunk) {
-        sql += params.empty() ? "?" : ", ?";
-        params.emplace_back(id);
-      }
-      sql += ") AND \"deleted_at\" IS NULL";
+    return ForEachIdChunk(ids, [&](const std::string& in, std::vector<db::Value> params) {
+      std::string sql = "SELECT " + reader.columns_sql() + " FROM " + reader.table_sql() +
+                        " WHERE " + in + " AND \"deleted_at\" IS NULL";
       if (!condition.sql.empty()) {
         sql += " AND (" + condition.sql + ")";
         params.insert(params.end(), condition.params.begin(), condition.params.end());
       }
-      CAIRN_TRY(connection.Execute(sql, params, [&](const db::Row& row) {
+      return connection.Execute(sql, params, [&](const db::Row& row) {
         std::string& record = records[row.GetInt64(RecordReader::kIdColumn)];
         reader.AppendRecord(row, &selected, record, nullptr);
-      }));
-    }
-    return {};
+      });
+    });
   }));
   return records;
 }
 
-Result<std::optional<bool>> RecordService::MatchesAsSubscriber(const config::Table& table,
-                                                               std::string_view role,
-                                                               std::int64_t id,
-                                                               const std::string& filter) {
+Result<RecordService::SubscriberMatches> RecordService::MatchesAsSubscriber(
+    const config::Table& table, std::string_view role, std::span<const std::int64_t> ids,
+    const std::string& filter) {
   const access::TableAccess& access = access_.For(table, role);
   if (!access.Can(access::Action::kRead)) return detail::TableNotFound();
   const RecordReader& reader = ReaderOf(table);
   CAIRN_ASSIGN_OR_RETURN(query::Condition condition,
                          query::CompileFilter(filter, table, access, database_.dialect()));
-  // One row per id: whether it exists, and whether the filter lets it through.
-  std::string matches =
+  // One row per id still stored: whether the filter lets it through.
+  const std::string matches =
       condition.sql.empty() ? "1" : "CASE WHEN " + condition.sql + " THEN 1 ELSE 0 END";
-  std::vector<db::Value> params = std::move(condition.params);
-  params.emplace_back(id);
-  std::optional<bool> matched;
+  SubscriberMatches matched;
+  if (ids.empty()) return matched;
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
-    matched.reset();
-    CAIRN_TRY(connection.Execute(
-        "SELECT " + matches + " FROM " + reader.table_sql() + " WHERE \"id\" = ?", params,
-        [&](const db::Row& row) { matched = row.GetInt64(0) == 1; }));
-    return {};
+    matched.clear();
+    return ForEachIdChunk(ids, [&](const std::string& in, std::vector<db::Value> id_params) {
+      std::vector<db::Value> params = condition.params;  // the select list's come first
+      params.insert(params.end(), std::make_move_iterator(id_params.begin()),
+                    std::make_move_iterator(id_params.end()));
+      return connection.Execute(
+          "SELECT \"id\", " + matches + " FROM " + reader.table_sql() + " WHERE " + in, params,
+          [&](const db::Row& row) { matched[row.GetInt64(0)] = row.GetInt64(1) == 1; });
+    });
   }));
   return matched;
 }
