@@ -120,7 +120,7 @@ class RecordService {
   // transaction: a dispatch round reads its changes together. No read access → 404; a bad filter
   // → 400, as List answers.
   using SubscriberRecords = std::unordered_map<std::int64_t, std::string>;
-  static constexpr std::size_t kSubscriberReadChunk = 500;
+  static constexpr std::size_t kSubscriberReadChunk = 512;  // a power of two (ForIdChunks)
   Result<SubscriberRecords> ReadAsSubscriber(const config::Table& table, std::string_view role,
                                              std::span<const std::int64_t> ids,
                                              const std::optional<std::string>& filter,

@@ -2,12 +2,11 @@
 // the filter compiled by records/query, readable and selected fields, attachment links)
 // narrowed to the ids of a dispatch round's changes, for the messages sent to realtime
 // subscribers (D53).
-#include <algorithm>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "db/dialect.hpp"
+#include "records/id_chunks.hpp"
 #include "records/query/filter.hpp"
 #include "records/record_service.hpp"
 #include "records/record_writes.hpp"
@@ -15,26 +14,6 @@
 
 namespace cairn::records {
 namespace {
-
-// Calls `each` with `ids` in chunks of at most kSubscriberReadChunk, each with its
-// `"id" IN (?, …)` and the bound ids.
-template <typename Each>
-Status ForEachIdChunk(std::span<const std::int64_t> ids, Each&& each) {
-  for (std::size_t start = 0; start < ids.size(); start += RecordService::kSubscriberReadChunk) {
-    const std::span<const std::int64_t> chunk =
-        ids.subspan(start, std::min(RecordService::kSubscriberReadChunk, ids.size() - start));
-    std::string in = "\"id\" IN (";
-    std::vector<db::Value> params;
-    params.reserve(chunk.size());
-    for (std::int64_t id : chunk) {
-      in += params.empty() ? "?" : ", ?";
-      params.emplace_back(id);
-    }
-    in.push_back(')');
-    CAIRN_TRY(each(in, std::move(params)));
-  }
-  return {};
-}
 
 // A select-list column: 1 when `condition` lets the row through, else 0. Conditions go in the
 // select list, never in WHERE: with only the ids there the primary key drives the read however
@@ -65,17 +44,15 @@ Result<RecordService::SubscriberRecords> RecordService::ReadAsSubscriber(
   if (ids.empty()) return records;
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
     records.clear();
-    return ForEachIdChunk(ids, [&](const std::string& in, std::vector<db::Value> id_params) {
-      std::vector<db::Value> params = condition.params;  // the select list's come first
-      params.insert(params.end(), std::make_move_iterator(id_params.begin()),
-                    std::make_move_iterator(id_params.end()));
-      return connection.Execute(select + in, params, [&](const db::Row& row) {
-        const bool live = row.IsNull(RecordReader::kDeletedAtColumn);
-        if (!live || row.GetInt64(row.ColumnCount() - 1) != 1) return;
-        std::string& record = records[row.GetInt64(RecordReader::kIdColumn)];
-        reader.AppendRecord(row, &selected, record, nullptr);
-      });
-    });
+    return ForIdChunks(
+        connection, select, "", condition.params, ids,
+        [&](const db::Row& row) {
+          const bool live = row.IsNull(RecordReader::kDeletedAtColumn);
+          if (!live || row.GetInt64(row.ColumnCount() - 1) != 1) return;
+          std::string& record = records[row.GetInt64(RecordReader::kIdColumn)];
+          reader.AppendRecord(row, &selected, record, nullptr);
+        },
+        kSubscriberReadChunk);
   }));
   return records;
 }
@@ -95,14 +72,10 @@ Result<RecordService::SubscriberMatches> RecordService::MatchesAsSubscriber(
   if (ids.empty()) return matched;
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
     matched.clear();
-    return ForEachIdChunk(ids, [&](const std::string& in, std::vector<db::Value> id_params) {
-      std::vector<db::Value> params = condition.params;  // the select list's come first
-      params.insert(params.end(), std::make_move_iterator(id_params.begin()),
-                    std::make_move_iterator(id_params.end()));
-      return connection.Execute(select + in, params, [&](const db::Row& row) {
-        matched[row.GetInt64(0)] = row.GetInt64(1) == 1;
-      });
-    });
+    return ForIdChunks(
+        connection, select, "", condition.params, ids,
+        [&](const db::Row& row) { matched[row.GetInt64(0)] = row.GetInt64(1) == 1; },
+        kSubscriberReadChunk);
   }));
   return matched;
 }

@@ -1,7 +1,6 @@
 #include "records/record_writes.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
@@ -10,6 +9,7 @@
 
 #include "common/time.hpp"
 #include "db/dialect.hpp"
+#include "records/id_chunks.hpp"
 #include "schema/physical_model.hpp"
 
 namespace cairn::records::detail {
@@ -52,38 +52,6 @@ Result<Snapshot> ReadSnapshot(db::Connection& connection, const RecordReader& re
       sql, {id}, [&](const db::Row& row) { FillSnapshot(row, reader, access, shape, snapshot); }));
   return snapshot;
 }
-
-namespace {
-
-// Ids in one `"id" IN (…)`: the list is padded to a power of two by repeating its last id, so a
-// handful of statement shapes serve every batch and stay prepared.
-constexpr std::size_t kMaxIdsPerStatement = 1024;
-
-// Runs `sql_head` + `"id" IN (…)` + `sql_tail` over `ids` in chunks; `head_params` are bound
-// before the ids.
-Status ForIdChunks(db::Connection& connection, std::string_view sql_head, std::string_view sql_tail,
-                   const std::vector<db::Value>& head_params, std::span<const std::int64_t> ids,
-                   const db::RowCallback& on_row) {
-  std::string sql;
-  std::vector<db::Value> params;
-  for (std::size_t first = 0; first < ids.size(); first += kMaxIdsPerStatement) {
-    const auto chunk = ids.subspan(first, std::min(kMaxIdsPerStatement, ids.size() - first));
-    const std::size_t padded = std::bit_ceil(chunk.size());
-    sql.assign(sql_head);
-    sql += "\"id\" IN (?";
-    for (std::size_t i = 1; i < padded; ++i) sql += ", ?";
-    sql += ")";
-    sql += sql_tail;
-    params = head_params;
-    params.reserve(head_params.size() + padded);
-    for (std::size_t i = 0; i < padded; ++i)
-      params.emplace_back(chunk[std::min(i, chunk.size() - 1)]);
-    CAIRN_TRY(connection.Execute(sql, params, on_row));
-  }
-  return {};
-}
-
-}  // namespace
 
 Result<std::unordered_map<std::int64_t, Snapshot>> ReadSnapshots(
     db::Connection& connection, const RecordReader& reader, const access::TableAccess& access,
@@ -157,22 +125,19 @@ bool IsRelationship(const config::Field& field, config::RelationType relation) {
   return field.type == config::FieldType::kRelationship && field.relation_type == relation;
 }
 
-// Which of `ids` are live records of `related` (all of them are checked in one statement).
+// Which of `ids` are live records of `related` (one statement per kMaxIdsPerStatement ids). The
+// trash check is read, not put in WHERE, so the primary key drives the statement however stale
+// the planner's statistics.
 Result<std::vector<std::int64_t>> MissingRecords(db::Connection& connection,
                                                  const config::Table& related,
                                                  const std::vector<std::int64_t>& ids) {
-  std::string sql = "SELECT \"id\" FROM " + db::Identifier(related.sql_name).quoted() +
-                    " WHERE \"deleted_at\" IS NULL AND \"id\" IN (";
-  std::vector<db::Value> params;
-  params.reserve(ids.size());
-  for (const std::int64_t id : ids) {
-    sql += params.empty() ? "?" : ", ?";
-    params.emplace_back(id);
-  }
-  sql += ")";
   std::unordered_set<std::int64_t> found;
-  CAIRN_TRY(
-      connection.Execute(sql, params, [&](const db::Row& row) { found.insert(row.GetInt64(0)); }));
+  CAIRN_TRY(ForIdChunks(
+      connection,
+      "SELECT \"id\", \"deleted_at\" FROM " + db::Identifier(related.sql_name).quoted() + " WHERE ",
+      "", {}, ids, [&](const db::Row& row) {
+        if (row.IsNull(1)) found.insert(row.GetInt64(0));
+      }));
   std::vector<std::int64_t> missing;
   for (const std::int64_t id : ids) {
     if (!found.contains(id)) missing.push_back(id);
