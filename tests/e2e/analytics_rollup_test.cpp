@@ -13,33 +13,13 @@
 #include <boost/json.hpp>
 
 #include "common/time.hpp"
+#include "e2e/analytics_support.hpp"
 #include "e2e/auth_test_support.hpp"
 
 namespace cairn::test {
 namespace {
 
 namespace json = boost::json;
-
-constexpr const char* kAdminEmail = "root@example.com";
-constexpr const char* kAdminPassword = "root password 1";
-constexpr std::int64_t kMinute = 60'000;
-constexpr std::int64_t kHour = 60 * kMinute;
-constexpr std::int64_t kDay = 24 * kHour;
-
-constexpr const char* kChrome =
-    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/120.0.0.0 Safari/537.36";
-constexpr const char* kIphone =
-    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like "
-    "Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
-constexpr const char* kFirefox =
-    "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0";
-
-std::int64_t At(const std::string& iso) {
-  const auto millis = time::ParseIso(iso);
-  if (!millis) throw std::invalid_argument("bad time " + iso);
-  return *millis;
-}
 
 std::string Iso(std::int64_t millis) {
   return time::FormatIso(millis);
@@ -108,9 +88,9 @@ class AnalyticsRollupTest : public ::testing::Test {
 };
 
 TEST_F(AnalyticsRollupTest, AnEventInTheCurrentHourIsCountedOnceWithTheRolledUpHours) {
-  View("2026-03-02T09:10:00Z", "/", kChrome);
-  View("2026-03-02T09:20:00Z", "/a", kChrome);
-  View("2026-03-02T10:30:00Z", "/", kIphone);
+  View("2026-03-02T09:10:00Z", "/", kChromeWindows);
+  View("2026-03-02T09:20:00Z", "/a", kChromeWindows);
+  View("2026-03-02T10:30:00Z", "/", kSafariIphone);
   // As of 11:20 the hours before 11:00 are rolled up; 11:00 is the current hour.
   const analytics::MaintenanceReport report = Job("2026-03-02T11:20:00Z");
   EXPECT_EQ(report.hours_rolled_up, 11);  // 00:00 … 10:59 (the first event's day from midnight)
@@ -119,8 +99,8 @@ TEST_F(AnalyticsRollupTest, AnEventInTheCurrentHourIsCountedOnceWithTheRolledUpH
                          {At("2026-03-02T11:00:00Z") / kHour}),
             0);
   // The Chrome visitor again in the current hour (a new session: 2 h later), and a new one.
-  View("2026-03-02T11:15:00Z", "/b", kChrome);
-  View("2026-03-02T11:16:00Z", "/", kFirefox);
+  View("2026-03-02T11:15:00Z", "/b", kChromeWindows);
+  View("2026-03-02T11:16:00Z", "/", kFirefoxLinux);
 
   json::value overview = Overview("2026-03-02", "2026-03-02T11:20:00Z");
   EXPECT_EQ(overview.at("summary"), json::value(Counts(5, 3, 4)));
@@ -140,13 +120,13 @@ TEST_F(AnalyticsRollupTest, AnEventInTheCurrentHourIsCountedOnceWithTheRolledUpH
 }
 
 TEST_F(AnalyticsRollupTest, ARangeStartingAndEndingMidHourReadsRollupsAndTheEdgesRaw) {
-  View("2026-03-02T10:05:00Z", "/", kChrome);
-  View("2026-03-02T10:30:00Z", "/a", kChrome);  // the same session (25 min)
-  View("2026-03-02T14:00:00Z", "/", kChrome);   // a new session
-  View("2026-03-02T10:10:00Z", "/", kIphone);   // only before the range
-  View("2026-03-02T12:00:00Z", "/b", kFirefox);
-  View("2026-03-02T16:40:00Z", "/b", kFirefox);  // after the range's end
-  View("2026-03-03T08:00:00Z", "/", kIphone);
+  View("2026-03-02T10:05:00Z", "/", kChromeWindows);
+  View("2026-03-02T10:30:00Z", "/a", kChromeWindows);  // the same session (25 min)
+  View("2026-03-02T14:00:00Z", "/", kChromeWindows);   // a new session
+  View("2026-03-02T10:10:00Z", "/", kSafariIphone);    // only before the range
+  View("2026-03-02T12:00:00Z", "/b", kFirefoxLinux);
+  View("2026-03-02T16:40:00Z", "/b", kFirefoxLinux);  // after the range's end
+  View("2026-03-03T08:00:00Z", "/", kSafariIphone);
   const std::string from = "2026-03-02T10:15:00Z";
   const std::string to = "2026-03-02T16:30:00Z";
   // A: /a at 10:30 (its session began at 10:05, before the range: not counted) and a session at
@@ -184,10 +164,10 @@ TEST_F(AnalyticsRollupTest, ARangeStartingAndEndingMidHourReadsRollupsAndTheEdge
 }
 
 TEST_F(AnalyticsRollupTest, ASessionAcrossMidnightIsTwoVisitorsAndTwoSessionsEitherWay) {
-  View("2026-03-02T23:40:00Z", "/", kChrome);
-  View("2026-03-02T23:55:00Z", "/a", kChrome);
-  View("2026-03-03T00:05:00Z", "/b", kChrome);  // 10 minutes later, but a new day's visitor
-  View("2026-03-03T00:20:00Z", "/", kChrome);
+  View("2026-03-02T23:40:00Z", "/", kChromeWindows);
+  View("2026-03-02T23:55:00Z", "/a", kChromeWindows);
+  View("2026-03-03T00:05:00Z", "/b", kChromeWindows);  // 10 minutes later, but a new day's visitor
+  View("2026-03-03T00:20:00Z", "/", kChromeWindows);
   const auto expect = [&] {
     const json::value daily = Overview("2026-03-02", "2026-03-03");
     EXPECT_EQ(daily.at("summary"), json::value(Counts(4, 2, 2)));
@@ -207,7 +187,7 @@ TEST_F(AnalyticsRollupTest, ASessionAcrossMidnightIsTwoVisitorsAndTwoSessionsEit
 
 TEST_F(AnalyticsRollupTest, ReportsAgreeBeforeAndAfterTheRollupsForManyRanges) {
   // 3 visitors × a view every 37 minutes over two days, paths cycling.
-  const char* const agents[] = {kChrome, kIphone, kFirefox};
+  const char* const agents[] = {kChromeWindows, kSafariIphone, kFirefoxLinux};
   std::int64_t at = At("2026-03-02T03:00:00Z");
   for (int i = 0; i < 75; ++i, at += 37 * kMinute) {
     View(Iso(at), "/p" + std::to_string(i % 4), agents[(i / 5) % 3]);
@@ -244,10 +224,10 @@ TEST_F(AnalyticsRollupTest, ReportsAgreeBeforeAndAfterTheRollupsForManyRanges) {
 }
 
 TEST_F(AnalyticsRollupTest, AfterARestartTheJobCarriesOnWhereItStopped) {
-  View("2026-03-02T08:10:00Z", "/", kChrome);
-  View("2026-03-02T09:10:00Z", "/", kIphone);
+  View("2026-03-02T08:10:00Z", "/", kChromeWindows);
+  View("2026-03-02T09:10:00Z", "/", kSafariIphone);
   EXPECT_EQ(Job("2026-03-02T09:30:00Z").hours_rolled_up, 9);  // 00:00 … 08:59
-  View("2026-03-02T10:10:00Z", "/", kFirefox);
+  View("2026-03-02T10:10:00Z", "/", kFirefoxLinux);
   auth_->app().app().Shutdown();
   auto old = std::move(auth_);
   Start(&old->app());
@@ -259,9 +239,9 @@ TEST_F(AnalyticsRollupTest, AfterARestartTheJobCarriesOnWhereItStopped) {
 }
 
 TEST_F(AnalyticsRollupTest, RetentionRemovesTheRollupsOfDaysPastTheHorizon) {
-  View("2026-03-02T10:00:00Z", "/", kChrome);
-  View("2026-03-10T10:00:00Z", "/", kIphone);
-  View("2026-03-10T10:20:00Z", "/", kIphone);  // the same session
+  View("2026-03-02T10:00:00Z", "/", kChromeWindows);
+  View("2026-03-10T10:00:00Z", "/", kSafariIphone);
+  View("2026-03-10T10:20:00Z", "/", kSafariIphone);  // the same session
   Job("2026-03-11T01:00:00Z");
   EXPECT_EQ(Rows("_cairn_analytics_hourly"), 2);
   EXPECT_EQ(Rows("_cairn_analytics_visitor_days"), 2);

@@ -12,38 +12,13 @@
 #include <boost/json.hpp>
 
 #include "common/time.hpp"
+#include "e2e/analytics_support.hpp"
 #include "e2e/auth_test_support.hpp"
 
 namespace cairn::test {
 namespace {
 
 namespace json = boost::json;
-
-constexpr const char* kAdminEmail = "root@example.com";
-constexpr const char* kAdminPassword = "root password 1";
-constexpr std::int64_t kMinute = 60'000;
-constexpr std::int64_t kHour = 60 * kMinute;
-constexpr std::int64_t kDay = 24 * kHour;
-
-constexpr const char* kChromeWindows =
-    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/120.0.0.0 Safari/537.36";
-constexpr const char* kSafariIphone =
-    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like "
-    "Gecko) Version/17.0 Mobile/15E148 Safari/604.1";
-constexpr const char* kFirefoxLinux =
-    "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0";
-constexpr const char* kIpad =
-    "Mozilla/5.0 (iPad; CPU OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) "
-    "Version/17.0 Mobile/15E148 Safari/604.1";
-constexpr const char* kGooglebot =
-    "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
-
-std::int64_t At(const std::string& iso) {
-  const auto millis = time::ParseIso(iso);
-  if (!millis) throw std::invalid_argument("bad time " + iso);
-  return *millis;
-}
 
 std::string ConfigYaml(const std::string& analytics) {
   std::string yaml = kMinimalConfig;
@@ -258,7 +233,7 @@ TEST_F(AnalyticsTest, EventsListsTheNewestRawPageViews) {
   EXPECT_EQ(result.Json().at("events").as_array().size(), 9u);  // default 50
 
   // An iPad is a tablet.
-  ASSERT_EQ(Collect(At("2026-03-10T08:00:00Z"), R"({"p":"/tablet"})", kIpad).status, 204);
+  ASSERT_EQ(Collect(At("2026-03-10T08:00:00Z"), R"({"p":"/tablet"})", kSafariIpad).status, 204);
   result = Report("/api/analytics/events?limit=1", admin_);
   ASSERT_EQ(result.status, 200);
   const json::value newest = result.Json();

@@ -20,6 +20,7 @@
 #include "common/time.hpp"
 #include "db/introspection.hpp"
 #include "e2e/auth_test_support.hpp"
+#include "e2e/schema_test_support.hpp"
 #include "support/test_database.hpp"
 
 namespace cairn::test {
@@ -29,7 +30,6 @@ namespace json = boost::json;
 
 constexpr const char* kAdminEmail = "root@example.com";
 constexpr const char* kAdminPassword = "root password 1";
-const std::string kBase = "/api/admin/schema";
 
 constexpr const char* kAuthYaml = R"(
 name: convert-app
@@ -82,43 +82,20 @@ TestAppOptions Options(const std::string& yaml) {
   return options;
 }
 
-class ConvertApp {
+class ConvertApp : public SchemaAdminApp {
  public:
   explicit ConvertApp(const std::string& yaml) : ConvertApp(Options(yaml)) {}
-  explicit ConvertApp(TestAppOptions options) : auth_(std::move(options)) {
-    admin_ = auth_.SignInOk(kAdminEmail, kAdminPassword).token;
-  }
-
-  TestApp& app() { return auth_.app(); }
-
-  HttpResult Send(const std::string& method, const std::string& target,
-                  const std::string& body = {}) {
-    Headers headers{{"Authorization", "Bearer " + admin_}};
-    if (!body.empty()) headers.emplace_back("Content-Type", "application/json");
-    return auth_.Client().Request(method, target, body, headers);
-  }
-
-  json::value Ok(const std::string& method, const std::string& target,
-                 const std::string& body = {}) {
-    HttpResult result = Send(method, target, body);
-    EXPECT_EQ(result.status, 200) << method << " " << target << ": " << result.body;
-    return result.Json();
-  }
+  explicit ConvertApp(TestAppOptions options)
+      : SchemaAdminApp(std::move(options), kAdminEmail, kAdminPassword) {}
 
   void PatchField(const std::string& table, const std::string& field, const std::string& patch) {
-    Ok("PATCH", kBase + "/draft/tables/" + table + "/fields/" + field, patch);
+    Ok("PATCH", kSchemaBase + "/draft/tables/" + table + "/fields/" + field, patch);
   }
 
-  json::value Publish() { return Ok("POST", kBase + "/draft/publish", "{}"); }
+  json::value Publish() { return Ok("POST", kSchemaBase + "/draft/publish", "{}"); }
 
   std::string Create(const std::string& table, const std::string& fields_json) {
-    HttpResult created =
-        Send("POST", "/api/tables/" + table + "/records", R"({"fields":)" + fields_json + "}");
-    EXPECT_EQ(created.status, 201) << created.body;
-    const json::value body = created.Json();
-    if (!body.is_object() || !body.as_object().contains("id")) return {};
-    const json::value& id = body.at("id");
-    return id.is_string() ? std::string(id.as_string()) : json::serialize(id);
+    return CreateRecord(table, fields_json);
   }
 
   json::value Fields(const std::string& table, const std::string& id) {
@@ -167,10 +144,6 @@ class ConvertApp {
   }
 
   db::Database& Database() { return app().app().database(); }
-
- private:
-  AuthApp auth_;
-  std::string admin_;
 };
 
 std::int64_t Id(const std::string& id) {
@@ -201,7 +174,7 @@ TEST(SchemaConvert, TypeChangesConvertEveryStoredValue) {
   app.PatchField("notes", "flag", R"({"type":"integer"})");
   app.PatchField("notes", "day", R"({"type":"datetime"})");
   app.PatchField("notes", "body", R"({"type":"long-text"})");
-  const json::value preview = app.Ok("GET", kBase + "/draft/preview");
+  const json::value preview = app.Ok("GET", kSchemaBase + "/draft/preview");
   EXPECT_TRUE(preview.at("errors").as_array().empty()) << preview;
   const json::value published = app.Publish();
   ASSERT_EQ(published.at("version"), 2) << published;
@@ -247,7 +220,7 @@ TEST(SchemaConvert, TypeChangesConvertEveryStoredValue) {
   app.PatchField("notes", "code", R"({"type":"single-line-text"})");
   app.PatchField("notes", "amount", R"({"type":"single-line-text","precision":null})");
   app.PatchField("notes", "flag", R"({"type":"checkbox"})");
-  HttpResult flag_refused = app.Send("POST", kBase + "/draft/publish", "{}");
+  HttpResult flag_refused = app.Send("POST", kSchemaBase + "/draft/publish", "{}");
   ASSERT_EQ(flag_refused.status, 400) << flag_refused.body;  // the 3 written above
   EXPECT_EQ(flag_refused.Json().at("errors").at(0).at("field"), "notes.flag");
   app.PatchField("notes", "flag", R"({"type":"integer"})");
@@ -270,40 +243,40 @@ TEST(SchemaConvert, OneUnconvertibleValueRefusesThePublishAndChangesNothing) {
   // Leading zeros are not a number's: converting would drop them.
   app.PatchField("notes", "code", R"({"type":"integer"})");
   app.PatchField("notes", "amount", R"({"type":"decimal"})");  // would convert on its own
-  const json::value preview = app.Ok("GET", kBase + "/draft/preview");
+  const json::value preview = app.Ok("GET", kSchemaBase + "/draft/preview");
   ASSERT_FALSE(preview.at("errors").as_array().empty()) << preview;
   EXPECT_EQ(preview.at("errors").at(0).at("path"), "notes.code") << preview;
-  HttpResult refused = app.Send("POST", kBase + "/draft/publish", "{}");
+  HttpResult refused = app.Send("POST", kSchemaBase + "/draft/publish", "{}");
   ASSERT_EQ(refused.status, 400) << refused.body;
   const json::value error = refused.Json();
   EXPECT_EQ(error.at("errors").at(0).at("field"), "notes.code");
   EXPECT_NE(refused.body.find("record " + zip), std::string::npos) << refused.body;
   // Nothing changed: the version, the column types, the values.
-  EXPECT_EQ(app.Ok("GET", kBase + "/status").at("activeVersion"), 1);
+  EXPECT_EQ(app.Ok("GET", kSchemaBase + "/status").at("activeVersion"), 1);
   EXPECT_EQ(app.Column("notes", "code")->type, text_type);
   EXPECT_EQ(app.Column("notes", "amount")->type, app.TypeName({db::ColumnKind::kInt64}));
   EXPECT_EQ(app.Fields("notes", zip).at("code"), "007");
 
   // The column type stays (text → email) yet the values are checked as a write would be.
-  app.Ok("POST", kBase + "/draft/discard");
+  app.Ok("POST", kSchemaBase + "/draft/discard");
   app.PatchField("notes", "contact", R"({"type":"email"})");
-  refused = app.Send("POST", kBase + "/draft/publish", "{}");
+  refused = app.Send("POST", kSchemaBase + "/draft/publish", "{}");
   ASSERT_EQ(refused.status, 400) << refused.body;
   EXPECT_EQ(refused.Json().at("errors").at(0).at("field"), "notes.contact");
   EXPECT_NE(refused.body.find("record " + bad_mail), std::string::npos) << refused.body;
   EXPECT_EQ(app.Fields("notes", bad_mail).at("contact"), "not an address");
 
   // Two texts that are one number: a unique field cannot hold both after the conversion.
-  app.Ok("POST", kBase + "/draft/discard");
+  app.Ok("POST", kSchemaBase + "/draft/discard");
   app.Create("notes", R"({"ref":"1.5"})");
   app.Create("notes", R"({"ref":"1.50"})");
   app.PatchField("notes", "ref", R"({"type":"decimal"})");
-  refused = app.Send("POST", kBase + "/draft/publish", "{}");
+  refused = app.Send("POST", kSchemaBase + "/draft/publish", "{}");
   ASSERT_EQ(refused.status, 400) << refused.body;
   EXPECT_EQ(refused.Json().at("errors").at(0).at("field"), "notes.ref");
   EXPECT_NE(refused.body.find("unique"), std::string::npos) << refused.body;
   EXPECT_EQ(app.Column("notes", "ref")->type, text_type);
-  app.Ok("POST", kBase + "/draft/discard");
+  app.Ok("POST", kSchemaBase + "/draft/discard");
   app.PatchField("notes", "contact", R"({"type":"email"})");
 
   // Fixed, the same change publishes.
@@ -328,8 +301,8 @@ TEST(SchemaConvert, TableRenameTakesItsJunctionCommentsAndHistory) {
   ASSERT_TRUE(app.HasTable("notes__tags"));
 
   // Both tables renamed, and the field: the junction moves, its references follow.
-  app.Ok("PATCH", kBase + "/draft/tables/notes", R"({"name":"memos"})");
-  app.Ok("PATCH", kBase + "/draft/tables/tags", R"({"name":"topics"})");
+  app.Ok("PATCH", kSchemaBase + "/draft/tables/notes", R"({"name":"memos"})");
+  app.Ok("PATCH", kSchemaBase + "/draft/tables/tags", R"({"name":"topics"})");
   app.PatchField("memos", "tags", R"({"name":"labels","relatedTable":"topics"})");
   const json::value published = app.Publish();
   ASSERT_EQ(published.at("version"), 2) << published;
@@ -368,7 +341,7 @@ TEST(SchemaConvert, RebuildKeepsRemovedColumnsUntilPrune) {
   ConvertApp app(NotesYaml());
   const std::string id = app.Create("notes", R"({"title":"t","body":"5","extra":"keep me"})");
   // extra is removed: kept until prune.
-  app.Ok("DELETE", kBase + "/draft/tables/notes/fields/extra");
+  app.Ok("DELETE", kSchemaBase + "/draft/tables/notes/fields/extra");
   json::value published = app.Publish();
   ASSERT_EQ(published.at("migration").at("deferred").as_array().size(), 1u) << published;
   // A type change rebuilds the table on SQLite; the kept column goes along, values and all.
@@ -381,12 +354,12 @@ TEST(SchemaConvert, RebuildKeepsRemovedColumnsUntilPrune) {
   app.Query(R"(SELECT "extra" FROM "notes" WHERE "id" = ?)", {Id(id)},
             [&](const db::Row& row) { kept = std::string(row.GetText(0)); });
   EXPECT_EQ(kept, "keep me");
-  const json::value status = app.Ok("GET", kBase + "/status");
+  const json::value status = app.Ok("GET", kSchemaBase + "/status");
   EXPECT_EQ(status.at("deferred").as_array().size(), 1u) << status;
   // New rows never trip over it.
   app.Create("notes", R"({"title":"after","body":7})");
 
-  const json::value pruned = app.Ok("POST", kBase + "/prune", R"({"confirm":true})");
+  const json::value pruned = app.Ok("POST", kSchemaBase + "/prune", R"({"confirm":true})");
   EXPECT_EQ(pruned.at("pruned").as_array().size(), 1u) << pruned;
   EXPECT_FALSE(app.Column("notes", "extra").has_value());
   EXPECT_EQ(app.Fields("notes", id).at("body"), 5);
@@ -407,7 +380,7 @@ TEST(SchemaConvert, AnEditedFileConvertsAtStartup) {
   TestAppOptions edited = Options(yaml);
   edited.share_database_with = &first->app();
   ConvertApp restarted(std::move(edited));
-  EXPECT_EQ(restarted.Ok("GET", kBase + "/status").at("activeVersion"), 2);
+  EXPECT_EQ(restarted.Ok("GET", kSchemaBase + "/status").at("activeVersion"), 2);
   const json::value fields = restarted.Fields("notes", id);
   EXPECT_EQ(fields.at("code"), 42);
   EXPECT_EQ(fields.at("day"), "2026-03-01T00:00:00.000Z");
@@ -427,7 +400,7 @@ TEST(SchemaConvert, PurgeDueReadsTheActiveVersion) {
   app.Query(R"(UPDATE "notes" SET "deleted_at" = ? WHERE "id" = ?)",
             {db::Timestamp{time::NowMillis() - 3 * 24 * 3600 * 1000LL}, Id(note)});
   // Published through the API: the file still says `notes`.
-  app.Ok("PATCH", kBase + "/draft/tables/notes", R"({"name":"memos"})");
+  app.Ok("PATCH", kSchemaBase + "/draft/tables/notes", R"({"name":"memos"})");
   ASSERT_EQ(app.Publish().at("version"), 2);
 
   const std::filesystem::path config = app.app().data_dir() / "purge.yaml";

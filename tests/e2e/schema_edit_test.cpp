@@ -19,6 +19,7 @@
 #include "config/loader.hpp"
 #include "db/introspection.hpp"
 #include "e2e/auth_test_support.hpp"
+#include "e2e/schema_test_support.hpp"
 #include "support/test_database.hpp"
 
 namespace cairn::test {
@@ -28,7 +29,6 @@ namespace json = boost::json;
 
 constexpr const char* kAdminEmail = "root@example.com";
 constexpr const char* kAdminPassword = "root password 1";
-const std::string kBase = "/api/admin/schema";
 const std::string kNotes = "/api/tables/notes/records";
 
 std::string ConfigYaml(const std::string& extra_fields = "") {
@@ -61,47 +61,26 @@ TestAppOptions Options(const std::string& yaml, bool enabled = true) {
   return options;
 }
 
-class SchemaApp {
+class SchemaApp : public SchemaAdminApp {
  public:
-  explicit SchemaApp(TestAppOptions options) : auth_(std::move(options)) {
-    admin_ = auth_.SignInOk(kAdminEmail, kAdminPassword).token;
-  }
-
-  AuthApp& auth() { return auth_; }
-  TestApp& app() { return auth_.app(); }
-  const std::string& admin() const { return admin_; }
-
-  HttpResult Send(const std::string& method, const std::string& target,
-                  const std::string& body = {}, const std::string& token = "admin") {
-    Headers headers;
-    const std::string& bearer = token == "admin" ? admin_ : token;
-    if (!bearer.empty()) headers.emplace_back("Authorization", "Bearer " + bearer);
-    if (!body.empty()) headers.emplace_back("Content-Type", "application/json");
-    return auth_.Client().Request(method, target, body, headers);
-  }
-
-  json::value Ok(const std::string& method, const std::string& target,
-                 const std::string& body = {}) {
-    HttpResult result = Send(method, target, body);
-    EXPECT_EQ(result.status, 200) << method << " " << target << ": " << result.body;
-    return result.Json();
-  }
+  explicit SchemaApp(TestAppOptions options)
+      : SchemaAdminApp(std::move(options), kAdminEmail, kAdminPassword) {}
 
   // The active version's snapshot as the draft shows it.
-  json::value Draft() { return Ok("GET", kBase + "/draft").at("snapshot"); }
+  json::value Draft() { return Ok("GET", kSchemaBase + "/draft").at("snapshot"); }
 
   json::value PutDraft(const json::value& snapshot) {
-    return Ok("PUT", kBase + "/draft", json::serialize(json::object{{"snapshot", snapshot}}));
+    return Ok("PUT", kSchemaBase + "/draft", json::serialize(json::object{{"snapshot", snapshot}}));
   }
 
   json::value Publish(const std::string& message = "") {
-    return Ok("POST", kBase + "/draft/publish",
+    return Ok("POST", kSchemaBase + "/draft/publish",
               message.empty() ? "{}" : json::serialize(json::object{{"message", message}}));
   }
 
   // Adds a field to table notes through the per-resource route and publishes.
   json::value AddField(const std::string& field_json) {
-    Ok("POST", kBase + "/draft/tables/notes/fields", field_json);
+    Ok("POST", kSchemaBase + "/draft/tables/notes/fields", field_json);
     return Publish();
   }
 
@@ -125,17 +104,8 @@ class SchemaApp {
   }
 
   std::string CreateNote(const std::string& fields_json) {
-    HttpResult created = Send("POST", kNotes, R"({"fields":)" + fields_json + "}");
-    EXPECT_EQ(created.status, 201) << created.body;
-    const json::value body = created.Json();
-    if (!body.is_object() || !body.as_object().contains("id")) return {};
-    const json::value& id = body.at("id");
-    return id.is_string() ? std::string(id.as_string()) : json::serialize(id);
+    return CreateRecord("notes", fields_json);
   }
-
- private:
-  AuthApp auth_;
-  std::string admin_;
 };
 
 json::value FieldsOf(const json::value& snapshot, std::size_t table = 0) {
@@ -153,8 +123,8 @@ std::vector<std::string> DeferredNames(const json::value& publish) {
 TEST(SchemaEditAccess, NotFoundWhenDisabledOrWithoutAuthAndAdminOnly) {
   {
     SchemaApp disabled(Options(ConfigYaml(), false));
-    EXPECT_EQ(disabled.Send("GET", kBase + "/status").status, 404);
-    EXPECT_EQ(disabled.Send("POST", kBase + "/draft/publish", "{}").status, 404);
+    EXPECT_EQ(disabled.Send("GET", kSchemaBase + "/status").status, 404);
+    EXPECT_EQ(disabled.Send("POST", kSchemaBase + "/draft/publish", "{}").status, 404);
     // Versions are kept all the same (D51): version 1 is the file.
     EXPECT_EQ(disabled.auth().Count("SELECT COUNT(*) FROM \"_cairn_schema_versions\""), 1);
   }
@@ -165,21 +135,22 @@ TEST(SchemaEditAccess, NotFoundWhenDisabledOrWithoutAuthAndAdminOnly) {
       settings.schema_edit_api_enabled = true;
     };
     TestApp no_auth(options);
-    EXPECT_EQ(no_auth.Client().Get(kBase + "/status").status, 404);
-    EXPECT_EQ(no_auth.Client().Get(kBase + "/versions").status, 404);
+    EXPECT_EQ(no_auth.Client().Get(kSchemaBase + "/status").status, 404);
+    EXPECT_EQ(no_auth.Client().Get(kSchemaBase + "/versions").status, 404);
   }
   SchemaApp app(Options(ConfigYaml()));
-  EXPECT_EQ(app.Send("GET", kBase + "/versions", {}, "").status, 401);
+  EXPECT_EQ(app.Send("GET", kSchemaBase + "/versions", {}, "").status, 401);
   const Account member = app.auth().NewAccount("member@example.com");
-  const HttpResult forbidden = app.Send("GET", kBase + "/versions", {}, member.token);
+  const HttpResult forbidden = app.Send("GET", kSchemaBase + "/versions", {}, member.token);
   EXPECT_EQ(forbidden.status, 403) << forbidden.body;
-  EXPECT_EQ(app.Send("PUT", kBase + "/draft", R"({"snapshot":{}})", member.token).status, 403);
-  EXPECT_EQ(app.Send("GET", kBase + "/versions").status, 200);
+  EXPECT_EQ(app.Send("PUT", kSchemaBase + "/draft", R"({"snapshot":{}})", member.token).status,
+            403);
+  EXPECT_EQ(app.Send("GET", kSchemaBase + "/versions").status, 200);
 }
 
 TEST(SchemaEdit, DraftValidatePublishRestorePrune) {
   SchemaApp app(Options(ConfigYaml()));
-  json::value status = app.Ok("GET", kBase + "/status");
+  json::value status = app.Ok("GET", kSchemaBase + "/status");
   EXPECT_EQ(status.at("activeVersion"), 1);
   EXPECT_EQ(status.at("draft").at("exists"), false);
   EXPECT_EQ(status.at("drift"), false);
@@ -192,18 +163,18 @@ TEST(SchemaEdit, DraftValidatePublishRestorePrune) {
   json::value draft = app.PutDraft(snapshot);
   EXPECT_EQ(draft.at("baseVersion"), 1);
   EXPECT_EQ(draft.at("dirty"), true);
-  json::value validation = app.Ok("POST", kBase + "/draft/validate");
+  json::value validation = app.Ok("POST", kSchemaBase + "/draft/validate");
   EXPECT_EQ(validation.at("valid"), false);
   ASSERT_FALSE(validation.at("errors").as_array().empty()) << validation;
   EXPECT_EQ(validation.at("errors").at(0).at("path"), "tables[0].fields[2].type");
-  HttpResult refused = app.Send("POST", kBase + "/draft/publish", "{}");
+  HttpResult refused = app.Send("POST", kSchemaBase + "/draft/publish", "{}");
   EXPECT_EQ(refused.status, 400) << refused.body;
   EXPECT_EQ(refused.Json().at("errors").at(0).at("field"), "tables[0].fields[2].type");
   EXPECT_FALSE(app.HasColumn("notes", "priority"));
 
   // Fixed and published: the column exists at once, the API takes the field.
-  app.Ok("PATCH", kBase + "/draft/tables/notes/fields/priority", R"({"type":"integer"})");
-  validation = app.Ok("POST", kBase + "/draft/validate");
+  app.Ok("PATCH", kSchemaBase + "/draft/tables/notes/fields/priority", R"({"type":"integer"})");
+  validation = app.Ok("POST", kSchemaBase + "/draft/validate");
   EXPECT_EQ(validation.at("valid"), true) << validation;
   json::value published = app.Publish("add priority");
   EXPECT_EQ(published.at("version"), 2);
@@ -211,15 +182,15 @@ TEST(SchemaEdit, DraftValidatePublishRestorePrune) {
   EXPECT_FALSE(published.at("migration").at("applied").as_array().empty());
   EXPECT_TRUE(app.HasColumn("notes", "priority"));
   app.CreateNote(R"({"title":"second","priority":3})");
-  EXPECT_EQ(app.Ok("GET", kBase + "/status").at("draft").at("exists"), false);
+  EXPECT_EQ(app.Ok("GET", kSchemaBase + "/status").at("draft").at("exists"), false);
 
   // A removed field: hidden from the API at once, its column kept until prune (the preview
   // says so first, changing nothing).
-  app.Ok("DELETE", kBase + "/draft/tables/notes/fields/body");
-  json::value preview = app.Ok("GET", kBase + "/draft/preview");
+  app.Ok("DELETE", kSchemaBase + "/draft/tables/notes/fields/body");
+  json::value preview = app.Ok("GET", kSchemaBase + "/draft/preview");
   EXPECT_EQ(preview.at("valid"), true) << preview;
   EXPECT_EQ(preview.at("migration").at("deferred").at(0).at("name"), "notes.body") << preview;
-  EXPECT_EQ(app.Ok("GET", kBase + "/status").at("activeVersion"), 2);
+  EXPECT_EQ(app.Ok("GET", kSchemaBase + "/status").at("activeVersion"), 2);
   published = app.Publish();
   EXPECT_EQ(published.at("version"), 3);
   EXPECT_EQ(DeferredNames(published), std::vector<std::string>{"notes.body"});
@@ -227,34 +198,34 @@ TEST(SchemaEdit, DraftValidatePublishRestorePrune) {
   EXPECT_EQ(app.Send("POST", kNotes, R"({"fields":{"title":"x","body":"y"}})").status, 400);
   json::value record = app.Ok("GET", kNotes + "/" + first);
   EXPECT_FALSE(record.at("fields").as_object().contains("body")) << record;
-  status = app.Ok("GET", kBase + "/status");
+  status = app.Ok("GET", kSchemaBase + "/status");
   EXPECT_EQ(status.at("deferred").at(0).at("name"), "notes.body");
   // A new record still inserts with the column kept.
   app.CreateNote(R"({"title":"third"})");
 
   // Restoring version 2 brings the field and its data back.
-  json::value restored = app.Ok("POST", kBase + "/versions/2/restore", "{}");
+  json::value restored = app.Ok("POST", kSchemaBase + "/versions/2/restore", "{}");
   EXPECT_EQ(restored.at("version"), 4);
   EXPECT_EQ(restored.at("restoredFromVersion"), 2);
   record = app.Ok("GET", kNotes + "/" + first);
   EXPECT_EQ(record.at("fields").at("body"), "the body text") << record;
-  json::value version = app.Ok("GET", kBase + "/versions/4");
+  json::value version = app.Ok("GET", kSchemaBase + "/versions/4");
   EXPECT_EQ(version.at("source"), "restore");
   EXPECT_EQ(version.at("restoredFromVersion"), 2);
   EXPECT_EQ(FieldsOf(version.at("snapshot")).as_array().size(), 3u);
 
   // Removed again, then pruned: the column is gone from the database.
-  app.Ok("DELETE", kBase + "/draft/tables/notes/fields/body");
+  app.Ok("DELETE", kSchemaBase + "/draft/tables/notes/fields/body");
   app.Publish();
-  EXPECT_EQ(app.Send("POST", kBase + "/prune", R"({"confirm":false})").status, 400);
+  EXPECT_EQ(app.Send("POST", kSchemaBase + "/prune", R"({"confirm":false})").status, 400);
   EXPECT_TRUE(app.HasColumn("notes", "body"));
-  json::value pruned = app.Ok("POST", kBase + "/prune", R"({"confirm":true})");
+  json::value pruned = app.Ok("POST", kSchemaBase + "/prune", R"({"confirm":true})");
   EXPECT_EQ(pruned.at("pruned").at(0).at("name"), "notes.body");
   EXPECT_FALSE(app.HasColumn("notes", "body"));
-  EXPECT_TRUE(app.Ok("GET", kBase + "/status").at("deferred").as_array().empty());
+  EXPECT_TRUE(app.Ok("GET", kSchemaBase + "/status").at("deferred").as_array().empty());
   app.CreateNote(R"({"title":"after prune","priority":1})");
 
-  json::value versions = app.Ok("GET", kBase + "/versions");
+  json::value versions = app.Ok("GET", kSchemaBase + "/versions");
   EXPECT_EQ(versions.at("activeVersion"), 5);
   ASSERT_EQ(versions.at("versions").as_array().size(), 5u);
   EXPECT_EQ(versions.at("versions").at(0).at("version"), 5);
@@ -275,7 +246,7 @@ TEST(SchemaEdit, DraftValidatePublishRestorePrune) {
   EXPECT_EQ(metadata.at("previousVersion"), 3);
 
   // Export is YAML of the active version.
-  HttpResult exported = app.Send("GET", kBase + "/export");
+  HttpResult exported = app.Send("GET", kSchemaBase + "/export");
   EXPECT_EQ(exported.status, 200);
   EXPECT_NE(exported.Header("Content-Type").find("text/yaml"), std::string::npos);
   EXPECT_NE(exported.body.find("priority"), std::string::npos);
@@ -284,9 +255,9 @@ TEST(SchemaEdit, DraftValidatePublishRestorePrune) {
   const config::LoadOutcome reloaded =
       config::LoadConfigText(exported.body, true, app.app().data_dir(), "export.yaml");
   ASSERT_TRUE(reloaded.ok()) << exported.body;
-  EXPECT_EQ(reloaded.config->document, app.Ok("GET", kBase + "/versions/5").at("snapshot"));
+  EXPECT_EQ(reloaded.config->document, app.Ok("GET", kSchemaBase + "/versions/5").at("snapshot"));
   // The file still has `body`: drift.
-  json::value diff = app.Ok("GET", kBase + "/diff");
+  json::value diff = app.Ok("GET", kSchemaBase + "/diff");
   EXPECT_EQ(diff.at("drift"), true);
   EXPECT_EQ(diff.at("changes").at(0).at("path"), "tables.notes") << diff;
 }
@@ -294,14 +265,15 @@ TEST(SchemaEdit, DraftValidatePublishRestorePrune) {
 TEST(SchemaEdit, StaleDraftIsRefusedUntilRebased) {
   SchemaApp app(Options(ConfigYaml()));
   // The draft adds `due` on version 1 …
-  app.Ok("POST", kBase + "/draft/tables/notes/fields", R"({"id":5,"name":"due","type":"date"})");
+  app.Ok("POST", kSchemaBase + "/draft/tables/notes/fields",
+         R"({"id":5,"name":"due","type":"date"})");
   // … while version 2 (a restore of version 1, which leaves the draft alone) becomes active.
-  EXPECT_EQ(app.Ok("POST", kBase + "/versions/1/restore", "{}").at("version"), 2);
-  EXPECT_EQ(app.Ok("GET", kBase + "/status").at("draft").at("stale"), true);
-  HttpResult stale = app.Send("POST", kBase + "/draft/publish", "{}");
+  EXPECT_EQ(app.Ok("POST", kSchemaBase + "/versions/1/restore", "{}").at("version"), 2);
+  EXPECT_EQ(app.Ok("GET", kSchemaBase + "/status").at("draft").at("stale"), true);
+  HttpResult stale = app.Send("POST", kSchemaBase + "/draft/publish", "{}");
   EXPECT_EQ(stale.status, 409) << stale.body;
   EXPECT_FALSE(app.HasColumn("notes", "due"));
-  json::value rebased = app.Ok("POST", kBase + "/draft/rebase");
+  json::value rebased = app.Ok("POST", kSchemaBase + "/draft/rebase");
   EXPECT_EQ(rebased.at("baseVersion"), 2);
   EXPECT_EQ(rebased.at("stale"), false);
   EXPECT_EQ(FieldsOf(rebased.at("snapshot")).as_array().size(), 3u);
@@ -313,18 +285,18 @@ TEST(SchemaEdit, TypeChangeThatCannotConvertNamesFieldAndRecord) {
   SchemaApp app(Options(ConfigYaml()));
   app.CreateNote(R"({"body":"no title"})");
   const std::string id = app.CreateNote(R"({"title":"not a number"})");
-  app.Ok("PATCH", kBase + "/draft/tables/notes/fields/title", R"({"type":"integer"})");
-  HttpResult refused = app.Send("POST", kBase + "/draft/publish", "{}");
+  app.Ok("PATCH", kSchemaBase + "/draft/tables/notes/fields/title", R"({"type":"integer"})");
+  HttpResult refused = app.Send("POST", kSchemaBase + "/draft/publish", "{}");
   ASSERT_EQ(refused.status, 400) << refused.body;
   EXPECT_EQ(refused.Json().at("errors").at(0).at("field"), "notes.title");
   EXPECT_NE(refused.body.find("record " + id), std::string::npos) << refused.body;
-  EXPECT_EQ(app.Ok("GET", kBase + "/status").at("activeVersion"), 1);
+  EXPECT_EQ(app.Ok("GET", kSchemaBase + "/status").at("activeVersion"), 1);
   // Nothing changed: the text is still there.
   EXPECT_EQ(app.Ok("GET", kNotes + "/" + id).at("fields").at("title"), "not a number");
   // An empty field changes its type.
-  app.Ok("POST", kBase + "/draft/discard");
+  app.Ok("POST", kSchemaBase + "/draft/discard");
   app.AddField(R"({"id":7,"name":"score","type":"single-line-text"})");
-  app.Ok("PATCH", kBase + "/draft/tables/notes/fields/score", R"({"type":"integer"})");
+  app.Ok("PATCH", kSchemaBase + "/draft/tables/notes/fields/score", R"({"type":"integer"})");
   EXPECT_EQ(app.Publish().at("version"), 3);
   app.CreateNote(R"({"title":"scored","score":12})");
 }
@@ -332,7 +304,7 @@ TEST(SchemaEdit, TypeChangeThatCannotConvertNamesFieldAndRecord) {
 TEST(SchemaEdit, RenameUnderTheSameIdKeepsTheData) {
   SchemaApp app(Options(ConfigYaml()));
   const std::string id = app.CreateNote(R"({"title":"keep me"})");
-  app.Ok("PATCH", kBase + "/draft/tables/notes/fields/title", R"({"name":"headline"})");
+  app.Ok("PATCH", kSchemaBase + "/draft/tables/notes/fields/title", R"({"name":"headline"})");
   json::value published = app.Publish();
   EXPECT_TRUE(published.at("migration").at("deferred").as_array().empty()) << published;
   EXPECT_TRUE(app.HasColumn("notes", "headline"));
@@ -384,7 +356,7 @@ TEST(SchemaEdit, PublishesWhileRequestsStream) {
         std::lock_guard lock(field_mutex);
         live_field.clear();
       }
-      app.Ok("DELETE", kBase + "/draft/tables/notes/fields/" + name);
+      app.Ok("DELETE", kSchemaBase + "/draft/tables/notes/fields/" + name);
       app.Publish();
     }
     // Every version serves a few of the client's requests before the next publish.
@@ -393,7 +365,7 @@ TEST(SchemaEdit, PublishesWhileRequestsStream) {
   }
   done = true;
   client.join();
-  EXPECT_EQ(app.Ok("GET", kBase + "/status").at("activeVersion"), 21);
+  EXPECT_EQ(app.Ok("GET", kSchemaBase + "/status").at("activeVersion"), 21);
   EXPECT_GT(requests.load(), 0);
   EXPECT_TRUE(failures.empty()) << failures.size() << " failed, first: " << failures.front();
   std::printf("%d requests during 20 publishes, %d excused (naming a removed field)\n",
@@ -409,7 +381,7 @@ TEST(SchemaEdit, RestartKeepsTheActiveVersionAndAnEditedFileIsPublished) {
   same.share_database_with = &first->app();
   {
     SchemaApp restarted(std::move(same));
-    json::value status = restarted.Ok("GET", kBase + "/status");
+    json::value status = restarted.Ok("GET", kSchemaBase + "/status");
     EXPECT_EQ(status.at("activeVersion"), 2);
     EXPECT_EQ(status.at("drift"), true);
     restarted.CreateNote(R"({"title":"after restart","priority":2})");
@@ -420,14 +392,14 @@ TEST(SchemaEdit, RestartKeepsTheActiveVersionAndAnEditedFileIsPublished) {
       Options(ConfigYaml("      - id: 9\n        name: due\n        type: date\n"));
   edited.share_database_with = &first->app();
   SchemaApp after_edit(std::move(edited));
-  json::value versions = after_edit.Ok("GET", kBase + "/versions");
+  json::value versions = after_edit.Ok("GET", kSchemaBase + "/versions");
   EXPECT_EQ(versions.at("activeVersion"), 3);
   EXPECT_EQ(versions.at("versions").at(0).at("source"), "file");
   EXPECT_TRUE(after_edit.HasColumn("notes", "due"));
   // The file has no `priority`: it is kept (a start refuses to drop it), hidden from the API.
   EXPECT_EQ(after_edit.Send("POST", kNotes, R"({"fields":{"priority":1}})").status, 400);
   EXPECT_TRUE(after_edit.HasColumn("notes", "priority"));
-  EXPECT_EQ(after_edit.Ok("GET", kBase + "/status").at("drift"), false);
+  EXPECT_EQ(after_edit.Ok("GET", kSchemaBase + "/status").at("drift"), false);
   // The startup migration is in the activity log (D50).
   EXPECT_GE(after_edit.auth().Count("SELECT COUNT(*) FROM \"_cairn_activity\" WHERE \"action\" = ?",
                                     {std::string("migration")}),
@@ -437,51 +409,54 @@ TEST(SchemaEdit, RestartKeepsTheActiveVersionAndAnEditedFileIsPublished) {
 TEST(SchemaEdit, PerResourceRoutesTablesKeysAndRestartOnlyKeys) {
   SchemaApp app(Options(ConfigYaml()));
   // A new table, with a many-to-many field (a junction table) to notes.
-  app.Ok("POST", kBase + "/draft/tables",
+  app.Ok("POST", kSchemaBase + "/draft/tables",
          R"({"id":2,"name":"tags","fields":[{"id":1,"name":"label","type":"single-line-text"},)"
          R"({"id":2,"name":"notes","type":"relationship","relatedTable":"notes",)"
          R"("relationType":"many-to-many"}]})");
-  EXPECT_EQ(app.Send("POST", kBase + "/draft/tables", R"({"name":"tags","fields":[]})").status,
-            409);
-  json::value table = app.Ok("GET", kBase + "/draft/tables/tags");
+  EXPECT_EQ(
+      app.Send("POST", kSchemaBase + "/draft/tables", R"({"name":"tags","fields":[]})").status,
+      409);
+  json::value table = app.Ok("GET", kSchemaBase + "/draft/tables/tags");
   EXPECT_EQ(table.at("fields").at(0).at("name"), "label");
-  EXPECT_EQ(app.Send("GET", kBase + "/draft/tables/nope").status, 404);
+  EXPECT_EQ(app.Send("GET", kSchemaBase + "/draft/tables/nope").status, 404);
   // A key without backend behaviour (D6) is edited and published with the rest.
-  app.Ok("POST", kBase + "/draft/pages", R"({"home":{"title":"Home"}})");
-  app.Ok("PATCH", kBase + "/draft/pages", R"({"about":{"title":"About"}})");
-  json::value pages = app.Ok("GET", kBase + "/draft/pages");
+  app.Ok("POST", kSchemaBase + "/draft/pages", R"({"home":{"title":"Home"}})");
+  app.Ok("PATCH", kSchemaBase + "/draft/pages", R"({"about":{"title":"About"}})");
+  json::value pages = app.Ok("GET", kSchemaBase + "/draft/pages");
   EXPECT_EQ(pages.at("value").at("about").at("title"), "About");
   json::value published = app.Publish();
   ASSERT_EQ(published.at("version"), 2) << published;
   EXPECT_FALSE(app.Columns("tags").empty());
   EXPECT_EQ(app.Send("POST", "/api/tables/tags/records", R"({"fields":{"label":"red"}})").status,
             201);
-  EXPECT_EQ(app.Ok("GET", kBase + "/versions/2").at("snapshot").at("pages").at("home").at("title"),
-            "Home");
+  EXPECT_EQ(
+      app.Ok("GET", kSchemaBase + "/versions/2").at("snapshot").at("pages").at("home").at("title"),
+      "Home");
 
   // A removed table is kept (with its junction table) until prune.
-  app.Ok("DELETE", kBase + "/draft/tables/tags");
+  app.Ok("DELETE", kSchemaBase + "/draft/tables/tags");
   published = app.Publish();
   EXPECT_EQ(published.at("migration").at("deferred").as_array().size(), 2u) << published;
   EXPECT_EQ(app.Send("GET", "/api/tables/tags/records").status, 404);
   EXPECT_FALSE(app.Columns("tags").empty());
-  app.Ok("POST", kBase + "/prune", R"({"confirm":true})");
+  app.Ok("POST", kSchemaBase + "/prune", R"({"confirm":true})");
   EXPECT_TRUE(app.Columns("tags").empty());
 
   // `auth` changes apply on publish (schema_live_services_test.cpp has the rest) ...
-  app.Ok("PATCH", kBase + "/draft/auth/strategies/emailAndPassword", R"({"minPasswordLength":12})");
+  app.Ok("PATCH", kSchemaBase + "/draft/auth/strategies/emailAndPassword",
+         R"({"minPasswordLength":12})");
   app.Publish();
   EXPECT_EQ(app.auth().SignUp("short@example.com", "short@example.com", "eleven char").status, 400);
   // ... but the section cannot be removed (or added) while cairn runs: the publish names it.
-  app.Ok("DELETE", kBase + "/draft/auth");
-  json::value validation = app.Ok("POST", kBase + "/draft/validate");
+  app.Ok("DELETE", kSchemaBase + "/draft/auth");
+  json::value validation = app.Ok("POST", kSchemaBase + "/draft/validate");
   EXPECT_EQ(validation.at("valid"), false);
   EXPECT_EQ(validation.at("errors").at(0).at("path"), "auth") << validation;
-  HttpResult refused = app.Send("POST", kBase + "/draft/publish", "{}");
+  HttpResult refused = app.Send("POST", kSchemaBase + "/draft/publish", "{}");
   EXPECT_EQ(refused.status, 400);
   EXPECT_EQ(refused.Json().at("errors").at(0).at("field"), "auth") << refused.body;
-  app.Ok("POST", kBase + "/draft/discard");
-  EXPECT_EQ(app.Ok("GET", kBase + "/status").at("draft").at("exists"), false);
+  app.Ok("POST", kSchemaBase + "/draft/discard");
+  EXPECT_EQ(app.Ok("GET", kSchemaBase + "/status").at("draft").at("exists"), false);
 }
 
 // Two nodes on one PostgreSQL: a publish on one is served by the other without a restart (each
@@ -506,9 +481,9 @@ TEST(SchemaEdit, TwoNodesSwitchTogether) {
               static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                          std::chrono::steady_clock::now() - start)
                                          .count()));
-  EXPECT_EQ(second.Ok("GET", kBase + "/status").at("activeVersion"), 2);
+  EXPECT_EQ(second.Ok("GET", kSchemaBase + "/status").at("activeVersion"), 2);
   // And back: a removal on the second node hides the field on the first.
-  second.Ok("DELETE", kBase + "/draft/tables/notes/fields/priority");
+  second.Ok("DELETE", kSchemaBase + "/draft/tables/notes/fields/priority");
   second.Publish();
   int removed = 0;
   while (std::chrono::steady_clock::now() - start < std::chrono::seconds(20)) {

@@ -20,6 +20,7 @@
 #include "common/time.hpp"
 #include "db/introspection.hpp"
 #include "e2e/auth_test_support.hpp"
+#include "e2e/schema_test_support.hpp"
 #include "support/test_database.hpp"
 
 namespace cairn::test {
@@ -33,7 +34,6 @@ constexpr const char* kChrome =
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
     "Chrome/120.0.0.0 Safari/537.36";
 constexpr std::int64_t kDay = 24LL * 60 * 60 * 1000;
-const std::string kBase = "/api/admin/schema";
 
 constexpr const char* kConfig = R"(
 name: live-app
@@ -69,35 +69,14 @@ TestAppOptions Options(bool google = false) {
   return options;
 }
 
-class LiveApp {
+class LiveApp : public SchemaAdminApp {
  public:
-  explicit LiveApp(TestAppOptions options) : auth_(std::move(options)) {
-    admin_ = auth_.SignInOk(kAdminEmail, kAdminPassword).token;
-  }
-
-  AuthApp& auth() { return auth_; }
-  TestApp& app() { return auth_.app(); }
-  const std::string& admin() const { return admin_; }
-
-  HttpResult Send(const std::string& method, const std::string& target,
-                  const std::string& body = {}, const std::string& token = "admin",
-                  Headers headers = {}) {
-    const std::string& bearer = token == "admin" ? admin_ : token;
-    if (!bearer.empty()) headers.emplace_back("Authorization", "Bearer " + bearer);
-    if (!body.empty()) headers.emplace_back("Content-Type", "application/json");
-    return auth_.Client().Request(method, target, body, headers);
-  }
-
-  json::value Ok(const std::string& method, const std::string& target,
-                 const std::string& body = {}) {
-    const HttpResult result = Send(method, target, body);
-    EXPECT_EQ(result.status, 200) << method << " " << target << ": " << result.body;
-    return result.Json();
-  }
+  explicit LiveApp(TestAppOptions options)
+      : SchemaAdminApp(std::move(options), kAdminEmail, kAdminPassword) {}
 
   // Publishes the draft; the new version number.
   std::int64_t Publish() {
-    const json::value published = Ok("POST", kBase + "/draft/publish", "{}");
+    const json::value published = Ok("POST", kSchemaBase + "/draft/publish", "{}");
     return published.is_object() ? published.at("version").as_int64() : 0;
   }
 
@@ -114,8 +93,8 @@ class LiveApp {
   }
 
   HttpResult RequestMagicLink(const std::string& email) {
-    return auth_.Client().PostJson("/api/auth/sign-in/magic-link",
-                                   R"({"email":")" + email + R"("})");
+    return auth().Client().PostJson("/api/auth/sign-in/magic-link",
+                                    R"({"email":")" + email + R"("})");
   }
 
   // Signs an upload into `bucket` as the admin and PUTs `bytes` (text).
@@ -123,7 +102,7 @@ class LiveApp {
     const HttpResult signed_url = Send("POST", "/api/buckets/" + bucket + "/sign",
                                        R"({"path":")" + path + R"(","operation":"upload"})");
     if (signed_url.status != 200) return signed_url;
-    return auth_.Client().Request(
+    return auth().Client().Request(
         "PUT", TargetOf(std::string(signed_url.Json().at("signedUrl").as_string())), bytes,
         {{"Content-Type", "text/plain"}});
   }
@@ -132,17 +111,14 @@ class LiveApp {
     const HttpResult signed_url = Send("POST", "/api/buckets/" + bucket + "/sign",
                                        R"({"path":")" + path + R"(","operation":"download"})");
     if (signed_url.status != 200) return signed_url;
-    return auth_.Client().Get(TargetOf(std::string(signed_url.Json().at("signedUrl").as_string())));
+    return auth().Client().Get(
+        TargetOf(std::string(signed_url.Json().at("signedUrl").as_string())));
   }
 
   HttpResult Collect(const std::string& path) {
-    return auth_.Client().PostJson("/api/analytics/collect", R"({"p":")" + path + R"("})",
-                                   {{"User-Agent", kChrome}});
+    return auth().Client().PostJson("/api/analytics/collect", R"({"p":")" + path + R"("})",
+                                    {{"User-Agent", kChrome}});
   }
-
- private:
-  AuthApp auth_;
-  std::string admin_;
 };
 
 std::string RoleOf(LiveApp& live, const std::string& token) {
@@ -160,9 +136,11 @@ TEST(LiveAuth, AStrategyTurnedOnIsUsableAtOnceAndSessionsOutliveTheSwap) {
   const Account early = live.auth().NewAccount("early@example.com");
   EXPECT_EQ(live.RequestMagicLink("new@example.com").status, 404);
 
-  live.Ok("POST", kBase + "/draft/auth/strategies", R"({"type":"magicLink"})");
-  EXPECT_EQ(live.Ok("GET", kBase + "/draft/auth/strategies/magicLink").at("type"), "magicLink");
-  EXPECT_EQ(live.Ok("GET", kBase + "/draft/auth/strategies").at("items").as_array().size(), 2u);
+  live.Ok("POST", kSchemaBase + "/draft/auth/strategies", R"({"type":"magicLink"})");
+  EXPECT_EQ(live.Ok("GET", kSchemaBase + "/draft/auth/strategies/magicLink").at("type"),
+            "magicLink");
+  EXPECT_EQ(live.Ok("GET", kSchemaBase + "/draft/auth/strategies").at("items").as_array().size(),
+            2u);
   ASSERT_EQ(live.Publish(), 2);
 
   // The link is mailed by the version just published and signs in.
@@ -190,7 +168,7 @@ TEST(LiveAuth, AStrategyTurnedOnIsUsableAtOnceAndSessionsOutliveTheSwap) {
   EXPECT_EQ(live.Send("GET", "/api/tables/notes/records", {}, early.token).status, 200);
 
   // And off again: the routes go with the version.
-  live.Ok("DELETE", kBase + "/draft/auth/strategies/magicLink");
+  live.Ok("DELETE", kSchemaBase + "/draft/auth/strategies/magicLink");
   ASSERT_EQ(live.Publish(), 3);
   EXPECT_EQ(live.RequestMagicLink("new@example.com").status, 404);
   EXPECT_EQ(live.auth().GetAs(token, "/api/auth/get-session").Json().at("user").at("email"),
@@ -207,10 +185,11 @@ TEST(LiveAuth, RolesDefaultRoleAndTwoFactorApplyOnPublish) {
           .status,
       404);
 
-  live.Ok("POST", kBase + "/draft/auth/roles", R"({"name":"editor","description":"Edits"})");
-  EXPECT_EQ(live.Send("POST", kBase + "/draft/auth/roles", R"({"name":"editor"})").status, 409);
-  live.Ok("PATCH", kBase + "/draft/auth", R"({"defaultRole":"editor","twoFactor":true})");
-  EXPECT_EQ(live.Ok("GET", kBase + "/draft/auth").at("value").at("defaultRole"), "editor");
+  live.Ok("POST", kSchemaBase + "/draft/auth/roles", R"({"name":"editor","description":"Edits"})");
+  EXPECT_EQ(live.Send("POST", kSchemaBase + "/draft/auth/roles", R"({"name":"editor"})").status,
+            409);
+  live.Ok("PATCH", kSchemaBase + "/draft/auth", R"({"defaultRole":"editor","twoFactor":true})");
+  EXPECT_EQ(live.Ok("GET", kSchemaBase + "/draft/auth").at("value").at("defaultRole"), "editor");
   ASSERT_EQ(live.Publish(), 2);
 
   // A sign-up gets the new default role; an admin may give the new role.
@@ -232,21 +211,21 @@ TEST(LiveAuth, AnOAuthProviderNeedsItsCredentialsAndGetsItsTableInThePublish) {
   LiveApp live(Options(/*google=*/true));
   EXPECT_FALSE(live.HasTable("_cairn_auth_oauth_states"));
   // GitHub's credentials are not in the environment: validation and publish name the provider.
-  live.Ok("POST", kBase + "/draft/auth/strategies",
+  live.Ok("POST", kSchemaBase + "/draft/auth/strategies",
           R"({"type":"oauth","providers":["google","github"]})");
-  const json::value validation = live.Ok("POST", kBase + "/draft/validate");
+  const json::value validation = live.Ok("POST", kSchemaBase + "/draft/validate");
   EXPECT_EQ(validation.at("valid"), false);
   EXPECT_EQ(validation.at("errors").at(0).at("path"), "auth.strategies[1].providers[1]")
       << validation;
-  const HttpResult refused = live.Send("POST", kBase + "/draft/publish", "{}");
+  const HttpResult refused = live.Send("POST", kSchemaBase + "/draft/publish", "{}");
   ASSERT_EQ(refused.status, 400) << refused.body;
   EXPECT_EQ(refused.Json().at("errors").at(0).at("field"), "auth.strategies[1].providers[1]");
   EXPECT_NE(refused.body.find("GITHUB_CLIENT_ID"), std::string::npos) << refused.body;
   EXPECT_FALSE(live.HasTable("_cairn_auth_oauth_states"));
-  EXPECT_EQ(live.Ok("GET", kBase + "/status").at("activeVersion"), 1);
+  EXPECT_EQ(live.Ok("GET", kSchemaBase + "/status").at("activeVersion"), 1);
 
   // Google's are: its sign-in starts at once, its pending state in the table the publish made.
-  live.Ok("PATCH", kBase + "/draft/auth/strategies/oauth", R"({"providers":["google"]})");
+  live.Ok("PATCH", kSchemaBase + "/draft/auth/strategies/oauth", R"({"providers":["google"]})");
   ASSERT_EQ(live.Publish(), 2);
   EXPECT_TRUE(live.HasTable("_cairn_auth_oauth_states"));
   const std::string origin = live.auth().Origin();
@@ -262,18 +241,18 @@ TEST(LiveAuth, AnOAuthProviderNeedsItsCredentialsAndGetsItsTableInThePublish) {
 
 TEST(LiveAuth, AddingOrRemovingTheAuthSectionIsTheOneRefusal) {
   LiveApp live(Options());
-  live.Ok("DELETE", kBase + "/draft/auth");
-  const json::value validation = live.Ok("POST", kBase + "/draft/validate");
+  live.Ok("DELETE", kSchemaBase + "/draft/auth");
+  const json::value validation = live.Ok("POST", kSchemaBase + "/draft/validate");
   EXPECT_EQ(validation.at("errors").at(0).at("path"), "auth") << validation;
-  const HttpResult refused = live.Send("POST", kBase + "/draft/publish", "{}");
+  const HttpResult refused = live.Send("POST", kSchemaBase + "/draft/publish", "{}");
   ASSERT_EQ(refused.status, 400);
   EXPECT_EQ(refused.Json().at("code"), "VALIDATION_ERROR") << refused.body;
   EXPECT_EQ(refused.Json().at("errors").at(0).at("field"), "auth") << refused.body;
   EXPECT_NE(refused.body.find("RESTART_REQUIRED"), std::string::npos) << refused.body;
   // The scalar keys have their routes too.
-  live.Ok("POST", kBase + "/draft/discard");
-  live.Ok("POST", kBase + "/draft/description", R"("A live app")");
-  EXPECT_EQ(live.Ok("GET", kBase + "/draft/description").at("value"), "A live app");
+  live.Ok("POST", kSchemaBase + "/draft/discard");
+  live.Ok("POST", kSchemaBase + "/draft/description", R"("A live app")");
+  EXPECT_EQ(live.Ok("GET", kSchemaBase + "/draft/description").at("value"), "A live app");
   ASSERT_EQ(live.Publish(), 2);
 }
 
@@ -294,11 +273,11 @@ TEST(LiveAuth, SessionsKeepWorkingWhileAuthChangesArePublished) {
   });
   for (int round = 0; round < 6; ++round) {
     if (round % 2 == 0) {
-      live.Ok("POST", kBase + "/draft/auth/strategies", R"({"type":"emailOtp"})");
+      live.Ok("POST", kSchemaBase + "/draft/auth/strategies", R"({"type":"emailOtp"})");
     } else {
-      live.Ok("DELETE", kBase + "/draft/auth/strategies/emailOtp");
+      live.Ok("DELETE", kSchemaBase + "/draft/auth/strategies/emailOtp");
     }
-    live.Ok("PATCH", kBase + "/draft/auth",
+    live.Ok("PATCH", kSchemaBase + "/draft/auth",
             R"({"allowSignUp":)" + std::string(round % 2 == 0 ? "false" : "true") + "}");
     ASSERT_EQ(live.Publish(), round + 2);
   }
@@ -315,7 +294,7 @@ TEST(LiveAuth, ThePurgeJobRunsOnTheServedAuthService) {
                                                 R"({"password":"correct horse 1"})");
   ASSERT_EQ(deleted.status, 200) << deleted.body;
   // The service the deletion went through is replaced before the job runs.
-  live.Ok("PATCH", kBase + "/draft/auth", R"({"allowSignUp":false})");
+  live.Ok("PATCH", kSchemaBase + "/draft/auth", R"({"allowSignUp":false})");
   ASSERT_EQ(live.Publish(), 2);
   auto report = live.app().app().RunPurgeJob(time::NowMillis() + 400 * kDay);
   ASSERT_TRUE(report.ok()) << report.error().message;
@@ -330,8 +309,8 @@ TEST(LiveAuth, ThePurgeJobRunsOnTheServedAuthService) {
 TEST(LiveBuckets, AnAddedBucketServesUploadsAndItsLimitFollowsThePublish) {
   LiveApp live(Options());
   EXPECT_EQ(live.Upload("photos", "a.txt", "hello").status, 404);
-  live.Ok("POST", kBase + "/draft/buckets", R"({"name":"photos"})");
-  EXPECT_EQ(live.Send("POST", kBase + "/draft/buckets", R"({"name":"photos"})").status, 409);
+  live.Ok("POST", kSchemaBase + "/draft/buckets", R"({"name":"photos"})");
+  EXPECT_EQ(live.Send("POST", kSchemaBase + "/draft/buckets", R"({"name":"photos"})").status, 409);
   ASSERT_EQ(live.Publish(), 2);
 
   const json::value listed = live.Ok("GET", "/api/buckets");
@@ -345,15 +324,15 @@ TEST(LiveBuckets, AnAddedBucketServesUploadsAndItsLimitFollowsThePublish) {
   ASSERT_EQ(downloaded.status, 200) << downloaded.body;
   EXPECT_EQ(downloaded.body, std::string(200, 'a'));
 
-  live.Ok("PATCH", kBase + "/draft/buckets/photos", R"({"maxFileSize":100})");
-  EXPECT_EQ(live.Ok("GET", kBase + "/draft/buckets/photos").at("maxFileSize"), 100);
+  live.Ok("PATCH", kSchemaBase + "/draft/buckets/photos", R"({"maxFileSize":100})");
+  EXPECT_EQ(live.Ok("GET", kSchemaBase + "/draft/buckets/photos").at("maxFileSize"), 100);
   ASSERT_EQ(live.Publish(), 3);
   EXPECT_EQ(live.Upload("photos", "b.txt", std::string(200, 'b')).status, 413);
   EXPECT_EQ(live.Upload("photos", "c.txt", std::string(50, 'c')).status, 201);
   EXPECT_EQ(live.Download("photos", "a.txt").body, std::string(200, 'a'));
 
   // Removed: its routes answer 404 again; its files stay in the store.
-  live.Ok("DELETE", kBase + "/draft/buckets/photos");
+  live.Ok("DELETE", kSchemaBase + "/draft/buckets/photos");
   ASSERT_EQ(live.Publish(), 4);
   EXPECT_EQ(live.Download("photos", "a.txt").status, 404);
 }
@@ -366,7 +345,7 @@ TEST(LiveAnalytics, TurnedOnChangedAndOffWithItsRoutesTablesAndJob) {
   EXPECT_FALSE(live.HasTable("_cairn_analytics_events"));
   EXPECT_EQ(live.app().app().RunAnalyticsJob(time::NowMillis()).error().code, ErrorCode::kNotFound);
 
-  live.Ok("POST", kBase + "/draft/analytics",
+  live.Ok("POST", kSchemaBase + "/draft/analytics",
           R"({"retentionDays":30,"excludedPaths":["/private/*"]})");
   ASSERT_EQ(live.Publish(), 2);
   EXPECT_TRUE(live.HasTable("_cairn_analytics_events"));
@@ -381,7 +360,7 @@ TEST(LiveAnalytics, TurnedOnChangedAndOffWithItsRoutesTablesAndJob) {
   EXPECT_EQ(kept->events_deleted, 0);
 
   // Changed: the excluded paths and the retention the job applies are the new version's.
-  live.Ok("PATCH", kBase + "/draft/analytics", R"({"retentionDays":1,"excludedPaths":null})");
+  live.Ok("PATCH", kSchemaBase + "/draft/analytics", R"({"retentionDays":1,"excludedPaths":null})");
   ASSERT_EQ(live.Publish(), 3);
   EXPECT_EQ(live.Collect("/private/y").status, 204);
   EXPECT_EQ(live.Ok("GET", "/api/analytics/events").at("events").as_array().size(), 2u);
@@ -390,7 +369,7 @@ TEST(LiveAnalytics, TurnedOnChangedAndOffWithItsRoutesTablesAndJob) {
   EXPECT_EQ(deleted->events_deleted, 2);
 
   // Off: every analytics route is gone, and so is the job's work.
-  live.Ok("POST", kBase + "/draft/analytics", "false");
+  live.Ok("POST", kSchemaBase + "/draft/analytics", "false");
   ASSERT_EQ(live.Publish(), 4);
   EXPECT_EQ(live.Collect("/").status, 404);
   EXPECT_EQ(live.Send("GET", "/api/analytics/events").status, 404);
@@ -418,9 +397,9 @@ TEST(LiveNodes, ASecondNodeFollowsAuthBucketsAndAnalytics) {
   LiveApp second(std::move(second_options));
   const Account early = first.auth().NewAccount("early@example.com");
 
-  first.Ok("POST", kBase + "/draft/auth/strategies", R"({"type":"magicLink"})");
-  first.Ok("POST", kBase + "/draft/buckets", R"({"name":"photos"})");
-  first.Ok("POST", kBase + "/draft/analytics", "true");
+  first.Ok("POST", kSchemaBase + "/draft/auth/strategies", R"({"type":"magicLink"})");
+  first.Ok("POST", kSchemaBase + "/draft/buckets", R"({"name":"photos"})");
+  first.Ok("POST", kSchemaBase + "/draft/analytics", "true");
   const auto published = std::chrono::steady_clock::now();
   ASSERT_EQ(first.Publish(), 2);
   const auto switched = std::chrono::steady_clock::now();
@@ -441,12 +420,12 @@ TEST(LiveNodes, ASecondNodeFollowsAuthBucketsAndAnalytics) {
 
   // And back, published on the second node. (Polled on a route both versions have: an answer
   // of the old version checked against the new version's documents would not match.)
-  second.Ok("POST", kBase + "/draft/analytics", "false");
+  second.Ok("POST", kSchemaBase + "/draft/analytics", "false");
   ASSERT_EQ(second.Publish(), 3);
   EXPECT_TRUE(WaitForStatus(
       [&] {
         // The diff names the version this node serves (status reads the database's).
-        const json::value diff = first.Ok("GET", kBase + "/diff");
+        const json::value diff = first.Ok("GET", kSchemaBase + "/diff");
         return diff.is_object() && diff.at("activeVersion") == 3 ? 200 : 0;
       },
       200));
