@@ -29,13 +29,12 @@ import os
 import re
 import shutil
 import socket
-import subprocess
 import sys
-import tempfile
-import time
 import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+from cairn_server import CairnServer  # noqa: E402 (found through the path above)
 ADMIN = ("admin@hostile.test", "admin password 1")
 MEMBERS = {"alice": ("alice@hostile.test", "alice password 1"),
            "bob": ("bob@hostile.test", "bob password 1")}
@@ -114,48 +113,12 @@ def build_request(method, target, headers, body):
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1", "replace") + (payload or b"")
 
 
-class Server:
+class Server(CairnServer):
     def __init__(self, binary, backend):
-        self.dir = tempfile.mkdtemp(prefix="cairn-hostile-")
-        self.schema = None
-        env = dict(os.environ)
-        env.update({"PORT": "0", "HOST": "127.0.0.1", "CAIRN_DATA_DIR": self.dir,
-                    "AUTH_SECRET": "hostile-corpus-secret-0123456789abcdef",
-                    "AUTH_ADMIN_EMAIL": ADMIN[0], "AUTH_ADMIN_PASSWORD": ADMIN[1],
-                    "RATE_LIMIT_DISABLED": "true", "LOG_LEVEL": "info"})
-        env.pop("DATABASE_URL", None)
-        if backend == "postgres":
-            url = os.environ.get("CAIRN_TEST_DATABASE_URL")
-            if not url:
-                sys.exit("CAIRN_TEST_DATABASE_URL is not set: run under scripts/with-postgres")
-            self.schema = f"cairn_hostile_{os.getpid()}"
-            self.admin_url = url
-            subprocess.run(["psql", "-q", url, "-c", f'CREATE SCHEMA "{self.schema}"'], check=True)
-            separator = "&" if "?" in url else "?"
-            env["DATABASE_URL"] = f"{url}{separator}options=-csearch_path%3D{self.schema}"
-        self.log_path = os.path.join(self.dir, "server.log")
-        self.log = open(self.log_path, "wb")
-        self.process = subprocess.Popen([binary, "serve", os.path.join(HERE, "app.yaml"),
-                                         ], env=env, stdout=self.log,
-                                        stderr=subprocess.STDOUT)
-        self.port = self.wait_for_port()
-
-    def wait_for_port(self):
-        deadline = time.time() + 60
-        pattern = re.compile(rb"listening on http://127\.0\.0\.1:(\d+)")
-        while time.time() < deadline:
-            if self.process.poll() is not None:
-                sys.exit("cairn exited at startup:\n" + self.output())
-            with open(self.log_path, "rb") as f:
-                match = pattern.search(f.read())
-            if match:
-                return int(match.group(1))
-            time.sleep(0.05)
-        sys.exit("cairn did not start within 60 s:\n" + self.output())
-
-    def output(self):
-        with open(self.log_path, "rb") as f:
-            return f.read().decode("utf-8", "replace")
+        super().__init__(binary, backend, os.path.join(HERE, "app.yaml"), "hostile", {
+            "AUTH_SECRET": "hostile-corpus-secret-0123456789abcdef",
+            "AUTH_ADMIN_EMAIL": ADMIN[0], "AUTH_ADMIN_PASSWORD": ADMIN[1],
+            "RATE_LIMIT_DISABLED": "true", "LOG_LEVEL": "info"})
 
     def alive(self):
         if self.process.poll() is not None:
@@ -165,19 +128,6 @@ class Server:
             return answer is not None and answer.status == 200
         except OSError:
             return False
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-        self.log.close()
-        if self.schema:
-            subprocess.run(["psql", "-q", "-o", "/dev/null", self.admin_url, "-c",
-                            f'SET client_min_messages = warning; DROP SCHEMA IF EXISTS "{self.schema}" CASCADE'], check=False)
-
 
 def call(port, method, target, body=None, token=None, cookie=None):
     headers = {}

@@ -34,11 +34,12 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "support"))
+from cairn_server import CairnServer  # noqa: E402 (found through the path above)
 ADMIN = ("admin@load.test", "admin password 1")
 # The server's request read timeout (kRequestReadTimeout, src/http/limits.hpp): a request must
 # arrive whole within it once its first byte has.
@@ -79,62 +80,14 @@ def raise_descriptor_limit():
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
-class Server:
+class Server(CairnServer):
     def __init__(self, binary, backend):
-        self.dir = tempfile.mkdtemp(prefix="cairn-load-")
-        self.schema = None
-        self.admin_url = None
-        env = dict(os.environ)
         # The load is one client address and one user: the rate limits would answer 429 to the
         # load itself, which measures capacity, not the limits.
-        env.update({"PORT": "0", "HOST": "127.0.0.1", "CAIRN_DATA_DIR": self.dir,
-                    "AUTH_SECRET": "load-run-secret-0123456789abcdef0123",
-                    "AUTH_ADMIN_EMAIL": ADMIN[0], "AUTH_ADMIN_PASSWORD": ADMIN[1],
-                    "RATE_LIMIT_DISABLED": "true", "LOG_LEVEL": "info"})
-        env.pop("DATABASE_URL", None)
-        if backend == "postgres":
-            url = os.environ.get("CAIRN_TEST_DATABASE_URL")
-            if not url:
-                fail("CAIRN_TEST_DATABASE_URL is not set: run under scripts/with-postgres")
-            self.schema = f"cairn_load_{os.getpid()}"
-            self.admin_url = url
-            self.psql(f'CREATE SCHEMA "{self.schema}"')
-            separator = "&" if "?" in url else "?"
-            env["DATABASE_URL"] = f"{url}{separator}options=-csearch_path%3D{self.schema}"
-        self.log_path = os.path.join(self.dir, "server.log")
-        self.log = open(self.log_path, "wb")
-        self.process = subprocess.Popen([binary, "serve", os.path.join(HERE, "app.yaml")], env=env,
-                                        stdout=self.log, stderr=subprocess.STDOUT)
-        self.port = self.wait_for_port()
-
-    def psql(self, sql, *extra):
-        result = subprocess.run(["psql", "-X", "-q", "-v", "ON_ERROR_STOP=1", *extra,
-                                 self.admin_url, "-c", sql],
-                                check=False, capture_output=True, text=True)
-        if result.returncode != 0:
-            fail(f"psql failed: {result.stderr.strip()}")
-        return result.stdout
-
-    def query(self, sql):
-        return self.psql(f'SET search_path TO "{self.schema}"; {sql}', "-A", "-t").strip()
-
-    def wait_for_port(self):
-        deadline = time.time() + 60
-        pattern = re.compile(rb"listening on http://127\.0\.0\.1:(\d+)")
-        while time.time() < deadline:
-            if self.process.poll() is not None:
-                fail("cairn exited at startup:\n" + self.output())
-            with open(self.log_path, "rb") as f:
-                match = pattern.search(f.read())
-            if match:
-                return int(match.group(1))
-            time.sleep(0.05)
-        self.process.kill()
-        fail("cairn did not start within 60 s:\n" + self.output())
-
-    def output(self):
-        with open(self.log_path, "rb") as f:
-            return f.read().decode("utf-8", "replace")
+        super().__init__(binary, backend, os.path.join(HERE, "app.yaml"), "load", {
+            "AUTH_SECRET": "load-run-secret-0123456789abcdef0123",
+            "AUTH_ADMIN_EMAIL": ADMIN[0], "AUTH_ADMIN_PASSWORD": ADMIN[1],
+            "RATE_LIMIT_DISABLED": "true", "LOG_LEVEL": "info"}, fail=fail)
 
     def descriptors(self):
         return len(os.listdir(f"/proc/{self.process.pid}/fd"))
@@ -162,20 +115,6 @@ class Server:
         status, _ = call(self.port, "GET", "/api/health")
         if status != 200:
             fail(f"{part}: /api/health answered {status} afterwards")
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-        self.log.close()
-        if self.schema:
-            subprocess.run(["psql", "-X", "-q", "-o", "/dev/null", self.admin_url, "-c",
-                            "SET client_min_messages = warning; "
-                            f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE'], check=False)
-
 
 def call(port, method, target, body=None, token=None, timeout=60):
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
