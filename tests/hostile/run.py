@@ -27,7 +27,6 @@ import glob
 import json
 import os
 import re
-import shutil
 import socket
 import sys
 import urllib.parse
@@ -340,7 +339,7 @@ def main():
     failed = five_xx or crashes or hangs or mismatches or sanitizer
     if failed:
         print(output[-4000:])
-    shutil.rmtree(server.dir, ignore_errors=True)
+    server.remove()
     sys.exit(1 if failed else 0)
 
 

@@ -575,6 +575,7 @@ def main():
         print("server errors logged:\n  " + "\n  ".join(errors[:20]), flush=True)
     if failures:
         fail("FAILED: " + "; ".join(failures))
+    server.remove()
     print(f"load {args.backend}: passed", flush=True)
 
 

@@ -4,6 +4,7 @@ and on PostgreSQL a schema of its own in the cluster of scripts/with-postgres
 (CAIRN_TEST_DATABASE_URL), dropped again by stop()."""
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -83,3 +84,7 @@ class CairnServer:
             subprocess.run(["psql", "-X", "-q", "-o", "/dev/null", self.admin_url, "-c",
                             "SET client_min_messages = warning; "
                             f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE'], check=False)
+
+    def remove(self):
+        """Deletes the data directory and the log (after stop; a failed run keeps them)."""
+        shutil.rmtree(self.dir, ignore_errors=True)
