@@ -1,5 +1,6 @@
 #include "e2e/test_app.hpp"
 
+#include <cstdio>
 #include <stdexcept>
 
 #include <gtest/gtest.h>
@@ -48,12 +49,20 @@ class ResponseCheck {
     std::shared_ptr<OpenApiConformance> conformance = Current();
     std::string problem =
         conformance->Check(method, target, result.status, result.Header("content-type"), body);
-    if (!problem.empty()) {
-      Fetch();
-      problem =
-          Current()->Check(method, target, result.status, result.Header("content-type"), body);
+    if (problem.empty()) return;
+    const bool changed = Fetch();
+    problem = Current()->Check(method, target, result.status, result.Header("content-type"), body);
+    if (problem.empty()) return;
+    if (changed) {
+      // The documents changed since the last fetch and the answer fits neither: it may come
+      // from a version in between (on PostgreSQL another node's publish can land between this
+      // answer and the fetch), which no fetched document shows. A real difference shows again
+      // on a later answer, once the documents stay the same.
+      std::printf("response check: not checked, the schema changed meanwhile: %s\n",
+                  problem.c_str());
+      return;
     }
-    if (!problem.empty()) ADD_FAILURE() << "answer differs from the OpenAPI document: " << problem;
+    ADD_FAILURE() << "answer differs from the OpenAPI document: " << problem;
   }
 
  private:
@@ -62,7 +71,8 @@ class ResponseCheck {
     return conformance_;
   }
 
-  void Fetch() {
+  // Whether the documents differ from those of the last fetch.
+  bool Fetch() {
     // The fetch goes through an HttpClient too: this thread must not check it.
     refreshing_ = true;
     HttpResult result = HttpClient(port_).Get(kTestDocumentsPath);
@@ -76,11 +86,15 @@ class ResponseCheck {
         std::vector<boost::json::value>{both.at("app"), both.at("auth")});
     std::lock_guard lock(mutex_);
     conformance_ = std::move(fresh);
+    const bool changed = result.body != documents_;
+    documents_ = std::move(result.body);
+    return changed;
   }
 
   std::uint16_t port_;
   std::mutex mutex_;
   std::shared_ptr<OpenApiConformance> conformance_;
+  std::string documents_;  // the body of the last fetch
   static thread_local bool refreshing_;
 };
 
