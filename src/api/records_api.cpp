@@ -118,8 +118,9 @@ class RecordRoutes : public std::enable_shared_from_this<RecordRoutes> {
     // Query parameters, answers and examples: records_route_docs.cpp.
     DescribeRecordRoute(spec, suffix);
     const bool has_record = suffix.find("{recordId}") != std::string_view::npos;
-    if (spec.method == "GET" && suffix.ends_with("/records")) {
-      // Grouped and aggregated lists scan every matching row: the server's long-query lane.
+    if (spec.method == "GET" && (suffix.ends_with("/records") || suffix == "/trash")) {
+      // Grouped and aggregated lists (records, a view's, the trash) scan every matching row:
+      // the server's long-query lane.
       spec.long_query_params = {"groupBy", "aggregate"};
     }
     return router.Add(

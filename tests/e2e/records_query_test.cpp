@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <vector>
 
 #include "e2e/records_support.hpp"
 
@@ -478,6 +480,34 @@ TEST_F(RecordsQuery, AggregatesRefuseWhatTheyCannotCompute) {
   EXPECT_EQ(missing.status, 400);
   EXPECT_EQ(List("groupBy=secret", &member_).status, 400);
   EXPECT_EQ(List("groupBy=secret").status, 200);  // the admin may
+}
+
+// Grouped and aggregated lists scan every matching row: every GET that lists records sends them
+// to the server's long-query lane (RouteSpec::long_query_params), and no other route does.
+TEST(RecordsQueryLanes, EveryRecordListSendsGroupedQueriesToTheLongQueryLane) {
+  std::map<std::string, std::vector<std::string>> lanes;  // "METHOD pattern" → its parameters
+  RecordsApp app(kTables, "", [&lanes](TestAppOptions& options) {
+    options.extra_routes = [&lanes](http::Router& router, db::Database&) -> Status {
+      for (const http::Route* route : router.Routes()) {
+        if (route->spec.long_query_params.empty()) continue;
+        lanes[route->spec.method + " " + route->spec.pattern] = route->spec.long_query_params;
+      }
+      return {};
+    };
+  });
+  const std::vector<std::string> grouped{"groupBy", "aggregate"};
+  const std::map<std::string, std::vector<std::string>> expected{
+      {"GET /api/tables/{tableId}/records", grouped},
+      {"GET /api/tables/{tableId}/trash", grouped},
+      {"GET /api/tables/{tableId}/views/{viewId}/records", grouped}};
+  EXPECT_EQ(lanes, expected);
+  // Each of them answers a grouped and aggregated query.
+  for (const char* list : {"/records", "/trash", "/views/open/records"}) {
+    const auto result =
+        app.Send(app.admin(), "GET",
+                 std::string("/api/tables/tasks") + list + "?groupBy=stage&aggregate=sum:points");
+    EXPECT_EQ(result.status, 200) << list << ": " << result.body;
+  }
 }
 
 }  // namespace
