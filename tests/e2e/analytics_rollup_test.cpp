@@ -42,13 +42,13 @@ class AnalyticsRollupTest : public ::testing::Test {
   void SetUp() override { Start(nullptr); }
 
   void Start(TestApp* share_database_with) {
-    TestAppOptions options = AuthAppOptionsWithConfig(std::string(kMinimalConfig) + kConfig,
-                                                      kAdminEmail, kAdminPassword);
+    TestAppOptions options = AuthAppOptionsWithConfig(
+        std::string(kMinimalConfig) + kConfig, kAnalyticsAdminEmail, kAnalyticsAdminPassword);
     auto clock = clock_;
     options.analytics_now_ms = [clock] { return clock->load(); };
     options.share_database_with = share_database_with;
     auth_ = std::make_unique<AuthApp>(std::move(options));
-    admin_ = auth_->SignInOk(kAdminEmail, kAdminPassword).token;
+    admin_ = auth_->SignInOk(kAnalyticsAdminEmail, kAnalyticsAdminPassword).token;
   }
 
   // A page view at `iso` by the visitor of `agent` (one client address: the agent tells them

@@ -11,8 +11,8 @@
 
 namespace cairn::test {
 
-inline constexpr const char* kAdminEmail = "root@example.com";
-inline constexpr const char* kAdminPassword = "root password 1";
+inline constexpr const char* kAnalyticsAdminEmail = "root@example.com";
+inline constexpr const char* kAnalyticsAdminPassword = "root password 1";
 
 inline constexpr std::int64_t kMinute = 60'000;
 inline constexpr std::int64_t kHour = 60 * kMinute;

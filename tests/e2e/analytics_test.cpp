@@ -37,12 +37,12 @@ constexpr const char* kAnalytics = R"(analytics:
 class AnalyticsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    TestAppOptions options =
-        AuthAppOptionsWithConfig(ConfigYaml(kAnalytics), kAdminEmail, kAdminPassword);
+    TestAppOptions options = AuthAppOptionsWithConfig(ConfigYaml(kAnalytics), kAnalyticsAdminEmail,
+                                                      kAnalyticsAdminPassword);
     auto clock = clock_;
     options.analytics_now_ms = [clock] { return clock->load(); };
     auth_ = std::make_unique<AuthApp>(std::move(options));
-    admin_ = auth_->SignInOk(kAdminEmail, kAdminPassword).token;
+    admin_ = auth_->SignInOk(kAnalyticsAdminEmail, kAnalyticsAdminPassword).token;
   }
 
   HttpResult Collect(std::int64_t at, const std::string& body, const char* agent,
@@ -416,8 +416,8 @@ TEST_F(AnalyticsTest, AGracefulShutdownWritesEveryAcknowledgedPageView) {
 }
 
 TEST(AnalyticsRateLimit, CollectIsLimitedPerAddress) {
-  TestAppOptions options =
-      AuthAppOptionsWithConfig(ConfigYaml("analytics: true\n"), kAdminEmail, kAdminPassword);
+  TestAppOptions options = AuthAppOptionsWithConfig(ConfigYaml("analytics: true\n"),
+                                                    kAnalyticsAdminEmail, kAnalyticsAdminPassword);
   options.tune_settings = [](app::Settings& settings) {
     settings.auth_secret = kTestAuthSecret;
     settings.rate_limit_disabled = false;
@@ -437,8 +437,8 @@ TEST(AnalyticsRateLimit, CollectIsLimitedPerAddress) {
 }
 
 TEST(AnalyticsOff, EveryAnalyticsPathIs404) {
-  TestApp app(AuthAppOptionsWithConfig(ConfigYaml("analytics: {enabled: false}\n"), kAdminEmail,
-                                       kAdminPassword));
+  TestApp app(AuthAppOptionsWithConfig(ConfigYaml("analytics: {enabled: false}\n"),
+                                       kAnalyticsAdminEmail, kAnalyticsAdminPassword));
   HttpClient client = app.Client();
   EXPECT_EQ(client.PostJson("/api/analytics/collect", R"({"p":"/"})").status, 404);
   EXPECT_EQ(client.Get("/api/analytics/script.js").status, 404);
