@@ -56,10 +56,9 @@ Status AddRealtimeRoutes(http::Router& router, const config::AppConfig& config,
          subscription.session_token = CallerOf(request)->token;
          subscription.filter = QueryText(request, "filter");
          subscription.fields = QueryText(request, "fields");
-         // Read access and the filter are checked as a list checks them (404, 400) by reading a
-         // record that cannot exist.
-         const std::int64_t no_record[] = {kNoRecord};
-         auto checked = records.ReadAsSubscriber(*target.table, subscription.role, no_record,
+         // Read access and the filter are checked as a list checks them (404, 400); with no ids
+         // nothing is read.
+         auto checked = records.ReadAsSubscriber(*target.table, subscription.role, {},
                                                  subscription.filter, subscription.fields);
          if (!checked.ok()) return std::move(checked).error();
          const bool websocket = boost::beast::websocket::is_upgrade(*request.raw);

@@ -118,7 +118,7 @@ class RecordService {
   // them now (record_subscriber_read.cpp), by id: those not visible to it (missing, in the trash,
   // or outside the filter) are left out. One statement per kSubscriberReadChunk ids, in one read
   // transaction: a dispatch round reads its changes together. No read access → 404; a bad filter
-  // → 400, as List answers.
+  // → 400, as List answers; with no ids only these checks run (nothing is read).
   using SubscriberRecords = std::unordered_map<std::int64_t, std::string>;
   static constexpr std::size_t kSubscriberReadChunk = 512;  // a power of two (ForIdChunks)
   Result<SubscriberRecords> ReadAsSubscriber(const config::Table& table, std::string_view role,

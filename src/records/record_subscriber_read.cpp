@@ -38,10 +38,10 @@ Result<RecordService::SubscriberRecords> RecordService::ReadAsSubscriber(
   }
   const std::vector<const config::Field*> selected =
       fields ? detail::SelectedFields(access, *fields) : access.ReadableFields();
-  const std::string select = "SELECT " + reader.columns_sql() + ", " + MatchColumn(condition) +
-                             " FROM " + reader.table_sql() + " WHERE ";
   SubscriberRecords records;
   if (ids.empty()) return records;
+  const std::string select = "SELECT " + reader.columns_sql() + ", " + MatchColumn(condition) +
+                             " FROM " + reader.table_sql() + " WHERE ";
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
     records.clear();
     return ForIdChunks(
@@ -66,10 +66,10 @@ Result<RecordService::SubscriberMatches> RecordService::MatchesAsSubscriber(
   CAIRN_ASSIGN_OR_RETURN(query::Condition condition,
                          query::CompileFilter(filter, table, access, database_.dialect()));
   // One row per id still stored: whether the filter lets it through.
-  const std::string select =
-      "SELECT \"id\", " + MatchColumn(condition) + " FROM " + reader.table_sql() + " WHERE ";
   SubscriberMatches matched;
   if (ids.empty()) return matched;
+  const std::string select =
+      "SELECT \"id\", " + MatchColumn(condition) + " FROM " + reader.table_sql() + " WHERE ";
   CAIRN_TRY(database_.Transaction(db::Access::kRead, [&](db::Connection& connection) -> Status {
     matched.clear();
     return ForIdChunks(
